@@ -1,0 +1,64 @@
+#pragma once
+// cdpkit/error.hpp — the library's one error path.
+//
+// Every CUDA runtime call made by cdpkit goes through CDPKIT_CUDA_TRY, which turns a failure into
+// a cdpkit::cuda_error carrying the file, the line, the call and the CUDA error name. Errors that
+// the device detects (a malformed segment, a broken invariant of the launch layer) are raised as
+// flags in device memory and turned into the same exception by the host API after each algorithm.
+// Bad user input found on the host (arguments, files) is a cdpkit::input_error.
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace cdpkit {
+
+/// A CUDA runtime call failed, or the device raised an error flag during an algorithm.
+class cuda_error : public std::runtime_error {
+ public:
+  cuda_error(cudaError_t code, const char* call, const char* file, int line)
+      : std::runtime_error(format(code, call, file, line)), code_(code), file_(file), line_(line) {}
+
+  /// A device-side error flag (see cdpkit::device_error_bits), reported with the CUDA-style message.
+  cuda_error(const std::string& what, const char* file, int line)
+      : std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what),
+        code_(cudaErrorUnknown), file_(file), line_(line) {}
+
+  /// The CUDA error code (cudaErrorUnknown for device-side flags).
+  [[nodiscard]] cudaError_t code() const noexcept { return code_; }
+  /// The CUDA error's symbolic name, e.g. "cudaErrorLaunchPendingCountExceeded".
+  [[nodiscard]] const char* name() const noexcept { return cudaGetErrorName(code_); }
+  [[nodiscard]] const char* file() const noexcept { return file_; }
+  [[nodiscard]] int line() const noexcept { return line_; }
+
+ private:
+  static std::string format(cudaError_t code, const char* call, const char* file, int line) {
+    return std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+           cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  }
+  cudaError_t code_;
+  const char* file_;
+  int line_;
+};
+
+/// Bad input: an argument out of range, a malformed file, an impossible size. The message names
+/// what was wrong and where.
+class input_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+namespace detail {
+inline void cuda_try(cudaError_t code, const char* call, const char* file, int line) {
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    throw cuda_error(code, call, file, line);
+  }
+}
+}  // namespace detail
+
+}  // namespace cdpkit
+
+/// Evaluate a CUDA runtime call; throw cdpkit::cuda_error (file, line, error name) if it failed.
+#define CDPKIT_CUDA_TRY(call) ::cdpkit::detail::cuda_try((call), #call, __FILE__, __LINE__)

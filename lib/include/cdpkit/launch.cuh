@@ -1,0 +1,274 @@
+#pragma once
+// cdpkit/launch.cuh — the device launch layer: the one way cdpkit kernels launch child grids.
+//
+// Why a layer and not a bare <<<>>> (measured on an H200, CUDA 13, see DESIGN.md):
+//   1. A device launch over cudaLimitDevRuntimePendingLaunchCount fails with
+//      cudaErrorLaunchPendingCountExceeded and the child never runs, while the host sees no error.
+//      So every launch here checks its error, and on any failure the caller is told "not launched"
+//      and does the work itself: no work is ever lost, and the fallback is counted.
+//   2. A pending budget (an atomic count of children acquired and not yet finished; the child's
+//      last block gives it back) stops launching before the hardware limit is hit.
+//   3. Depth is carried in a launch_context, so a recursion can be capped without guessing.
+//   4. When tracing is on, each request appends a launch_record to a bounded buffer and updates
+//      per-site counters (histograms of child sizes, depth, outcomes, error codes). When tracing
+//      is off, the trace costs one predictable branch on launch_context::tracing.
+//
+// Usage, from a grid that was itself given a launch_context `ctx`:
+//
+//   auto r = cdpkit::launch_items(ctx, my_site, n, 256, cdpkit::stream_kind::fire_and_forget,
+//                                 [=] __device__ (cdpkit::launch_context const&, std::uint64_t k) {
+//                                   out[k] = f(in[k]);
+//                                 });
+//   if (!r) { for (std::uint64_t k = 0; k < n; ++k) out[k] = f(in[k]); }  // or launch_items_or_inline
+//
+// Compile with relocatable device code (-rdc=true / CUDA_SEPARABLE_COMPILATION) and link cudadevrt.
+
+#include <cdpkit/launch/state.hpp>
+#include <cdpkit/launch/types.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace cdpkit {
+
+/// The result of a launch request: launched, or why not (and the CUDA error for launch failures).
+struct launch_result {
+  launch_outcome outcome;
+  cudaError_t error;
+  /// True when the child grid was launched and will do the work.
+  __device__ explicit operator bool() const noexcept { return outcome == launch_outcome::launched; }
+};
+
+namespace detail {
+
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// floor(log2(v)) for v >= 1, 0 for v == 0.
+__device__ __forceinline__ unsigned int log2_bucket(unsigned long long v) {
+  return v == 0 ? 0u : 63u - static_cast<unsigned int>(__clzll(static_cast<long long>(v)));
+}
+
+__device__ __forceinline__ void raise_device_error(launch_state* s, std::uint32_t bits) {
+  atomicOr(&s->error_flags, bits);
+}
+
+/// Take one unit of the pending budget and a completion slot holding `blocks`. False when the
+/// budget is exhausted (nothing is held then).
+__device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, std::uint32_t* slot,
+                                       bool tracing) {
+  // A plain read first: over budget, no atomic traffic at all.
+  if (*reinterpret_cast<volatile int*>(&s->pending) >= s->pending_budget) return false;
+  const int prev = atomicAdd(&s->pending, 1);
+  if (prev >= s->pending_budget) {
+    atomicSub(&s->pending, 1);
+    return false;
+  }
+  if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
+  // Occupied slots never exceed the in-flight count, which is below slot_count for us here, so a
+  // free slot exists; probing from a spread start finds it in a step or two.
+  std::uint32_t i = static_cast<std::uint32_t>(prev) % s->slot_count;
+  while (atomicCAS(&s->slots[i], 0u, blocks) != 0u) i = (i + 1 == s->slot_count) ? 0u : i + 1;
+  *slot = i;
+  return true;
+}
+
+/// Give back the budget of a child whose launch failed.
+__device__ inline void release_pending(launch_state* s, std::uint32_t slot) {
+  atomicExch(&s->slots[slot], 0u);
+  atomicSub(&s->pending, 1);
+}
+
+/// Called by every block of a child grid when its body is done; the last block gives back the
+/// child's budget.
+__device__ inline void child_block_done(const launch_context& ctx) {
+  if (ctx.slot == no_slot) return;
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    launch_state* s = ctx.state;
+    if (atomicSub(&s->slots[ctx.slot], 1u) == 1u) {
+      if (atomicSub(&s->pending, 1) <= 0) raise_device_error(s, device_error_pending_underflow);
+    }
+  }
+}
+
+/// Reserve the next trace record id (ids past the buffer's capacity are counted, not stored).
+__device__ __forceinline__ std::uint32_t reserve_record(launch_state* s) {
+  return static_cast<std::uint32_t>(atomicAdd(&s->totals->records_requested, 1ull));
+}
+
+__device__ inline void count_error_code(site_counters& c, int code) {
+  for (int k = 0; k < trace_limits::error_slots; ++k) {
+    const int seen = atomicCAS(&c.error_code[k], 0, code);
+    if (seen == 0 || seen == code) {
+      atomicAdd(&c.error_count[k], 1u);
+      return;
+    }
+  }
+  atomicAdd(&c.error_overflow, 1u);
+}
+
+/// Append the record (when it fits) and update the site's counters.
+__device__ inline void trace_request(const launch_context& parent, std::uint32_t record,
+                                     std::uint16_t site, std::uint32_t blocks,
+                                     std::uint32_t block_threads, std::uint32_t work,
+                                     stream_kind stream, launch_result result) {
+  launch_state* s = parent.state;
+  const std::uint16_t depth = static_cast<std::uint16_t>(parent.depth + 1);
+  if (record < s->record_capacity) {
+    launch_record& r = s->records[record];
+    r.t_ns = global_timer_ns();
+    r.id = record;
+    r.parent = parent.record;
+    r.blocks = blocks;
+    r.block_threads = block_threads;
+    r.work = work;
+    r.site = site;
+    r.depth = depth;
+    r.stream = static_cast<std::uint8_t>(stream);
+    r.outcome = static_cast<std::uint8_t>(result.outcome);
+    r.error = static_cast<std::int16_t>(result.error);
+  }
+  site_counters& c = s->sites[site];
+  atomicAdd(&c.requests, 1ull);
+  atomicAdd(&c.outcomes[static_cast<int>(result.outcome)], 1ull);
+  if (result.outcome == launch_outcome::launched) {
+    const unsigned long long threads = 1ull * blocks * block_threads;
+    atomicAdd(&c.child_threads, threads);
+    atomicAdd(&c.child_blocks, static_cast<unsigned long long>(blocks));
+    atomicAdd(&c.work_items, static_cast<unsigned long long>(work));
+    if (work < tiny_grid_work) atomicAdd(&c.tiny_launches, 1ull);
+    atomicAdd(&c.stream_launches[static_cast<int>(stream)], 1ull);
+    atomicAdd(&c.threads_log2[log2_bucket(threads)], 1u);
+    atomicAdd(&c.blocks_log2[log2_bucket(blocks)], 1u);
+    atomicAdd(&c.work_log2[log2_bucket(work)], 1u);
+    atomicAdd(&c.depth_hist[depth < trace_limits::depth_buckets ? depth
+                                                                : trace_limits::depth_buckets - 1],
+              1u);
+    atomicMax(&c.max_depth, static_cast<unsigned int>(depth));
+  } else if (result.outcome == launch_outcome::fallback_error) {
+    count_error_code(c, static_cast<int>(result.error));
+  }
+}
+
+}  // namespace detail
+
+/// The kernel behind every child grid: run the body, then give back the pending budget.
+/// Body: `__device__ void operator()(const launch_context& self) const`.
+template <class Body>
+__global__ void child_entry_kernel(launch_context self, Body body) {
+  body(self);
+  detail::child_block_done(self);
+}
+
+/// Request a child grid running `body(child_context)` on every thread of `grid` x `block`.
+///
+/// Preconditions: called from a grid launched with a launch_context (`parent`); `site` <
+/// trace_limits::max_sites; grid has at least one block. `work` (optional) is the number of useful
+/// items the child covers; it feeds the child-size histograms.
+/// Returns launched, or the reason the caller must now do the work itself (budget, depth, error).
+/// Never blocks; never waits for the child (CDP2: a parent cannot wait; use stream_kind::tail for
+/// work that must follow).
+template <class Body>
+__device__ launch_result launch_child(const launch_context& parent, std::uint16_t site, dim3 grid,
+                                      dim3 block, stream_kind stream, const Body& body,
+                                      unsigned int shared_bytes = 0, std::uint32_t work = 0) {
+  launch_state* s = parent.state;
+  if (site >= trace_limits::max_sites) {
+    detail::raise_device_error(s, device_error_bad_site);
+    site = trace_limits::max_sites - 1;
+  }
+  const std::uint32_t blocks = grid.x * grid.y * grid.z;
+  launch_context child{s, no_record, no_slot, static_cast<std::uint16_t>(parent.depth + 1), site,
+                       parent.tracing, {0, 0, 0}};
+  if (parent.tracing) child.record = detail::reserve_record(s);
+
+  launch_result result{launch_outcome::launched, cudaSuccess};
+  if (blocks == 0) {
+    result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
+  } else if (parent.depth + 1 > s->max_depth) {
+    result = {launch_outcome::fallback_depth, cudaSuccess};
+  } else if (!detail::acquire_pending(s, blocks, &child.slot, parent.tracing)) {
+    result = {launch_outcome::fallback_budget, cudaSuccess};
+  } else {
+    cudaStream_t st = cudaStreamFireAndForget;
+    cudaError_t err = cudaSuccess;
+    switch (stream) {
+      case stream_kind::fire_and_forget: st = cudaStreamFireAndForget; break;
+      case stream_kind::tail: st = cudaStreamTailLaunch; break;
+      case stream_kind::null_stream: st = 0; break;
+      case stream_kind::named_per_thread:
+        err = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+        break;
+    }
+    if (err == cudaSuccess) {
+      child_entry_kernel<Body><<<grid, block, shared_bytes, st>>>(child, body);
+      err = cudaGetLastError();
+      if (stream == stream_kind::named_per_thread) (void)cudaStreamDestroy(st);
+    } else {
+      (void)cudaGetLastError();
+    }
+    if (err != cudaSuccess) {
+      detail::release_pending(s, child.slot);
+      result = {launch_outcome::fallback_error, err};
+    }
+  }
+  if (parent.tracing) {
+    detail::trace_request(parent, child.record, site, blocks, block.x * block.y * block.z, work,
+                          stream, result);
+  }
+  return result;
+}
+
+namespace detail {
+/// Body of a 1-D items child: thread k < num_items calls fn(self, k).
+template <class ItemFn>
+struct items_body {
+  std::uint64_t num_items;
+  ItemFn fn;
+  __device__ void operator()(const launch_context& self) const {
+    const std::uint64_t k = 1ull * blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < num_items) fn(self, k);
+  }
+};
+}  // namespace detail
+
+/// Request a 1-D child grid of ceil(num_items / block_threads) blocks in which thread k < num_items
+/// calls `fn(child_context, k)`. Same contract as launch_child; num_items > 0,
+/// ceil(num_items / block_threads) < 2^31.
+template <class ItemFn>
+__device__ launch_result launch_items(const launch_context& parent, std::uint16_t site,
+                                      std::uint64_t num_items, unsigned int block_threads,
+                                      stream_kind stream, const ItemFn& fn) {
+  const auto blocks = static_cast<unsigned int>((num_items + block_threads - 1) / block_threads);
+  const auto work =
+      num_items > 0xffffffffull ? 0xffffffffu : static_cast<std::uint32_t>(num_items);
+  return launch_child(parent, site, dim3(blocks), dim3(block_threads), stream,
+                      detail::items_body<ItemFn>{num_items, fn}, 0u, work);
+}
+
+/// launch_items, and when the child is not launched, the calling thread runs fn(parent, k) for
+/// every k itself (counted as inline items of the site). The work is done either way.
+template <class ItemFn>
+__device__ launch_result launch_items_or_inline(const launch_context& parent, std::uint16_t site,
+                                                std::uint64_t num_items,
+                                                unsigned int block_threads, stream_kind stream,
+                                                const ItemFn& fn) {
+  const launch_result r = launch_items(parent, site, num_items, block_threads, stream, fn);
+  if (!r) {
+    for (std::uint64_t k = 0; k < num_items; ++k) fn(parent, k);
+    if (parent.tracing) atomicAdd(&parent.state->sites[site].inline_items, num_items);
+  }
+  return r;
+}
+
+/// Raise a device error flag; the host API throws cdpkit::cuda_error after the algorithm.
+__device__ inline void raise_device_error(const launch_context& ctx, std::uint32_t bits) {
+  detail::raise_device_error(ctx.state, bits);
+}
+
+}  // namespace cdpkit

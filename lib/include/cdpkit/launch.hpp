@@ -1,0 +1,115 @@
+#pragma once
+// cdpkit/launch.hpp — host side of the device launch layer: the runtime that owns the layer's
+// device state (pending budget, completion slots, trace buffers), its configuration, and the
+// snapshot of the trace that the profiler turns into JSON.
+
+#include <cdpkit/launch/sites.hpp>
+#include <cdpkit/launch/state.hpp>
+#include <cdpkit/launch/types.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cdpkit {
+
+/// "fire_and_forget", "named_per_thread", "null_stream", "tail".
+const char* to_string(stream_kind kind) noexcept;
+/// "launched", "fallback_budget", "fallback_depth", "fallback_error".
+const char* to_string(launch_outcome outcome) noexcept;
+/// Parse a stream kind name; throws cdpkit::input_error naming the bad value and the choices.
+stream_kind parse_stream_kind(const std::string& name);
+
+/// Configuration of a launch_runtime. Zero means "use the default" where stated.
+struct launch_config {
+  /// cudaLimitDevRuntimePendingLaunchCount to set on the device; 0 keeps the device's current
+  /// value (2048 by default). Raising it reserves device memory.
+  int pending_launch_limit = 0;
+  /// In-flight children the layer allows before falling back; 0 = the pending launch limit.
+  int pending_budget = 0;
+  /// Deepest child grid the layer launches (the host-launched grid is depth 0). CDP2 does not
+  /// enforce CDP1's 24 levels, so the library caps recursion itself.
+  int max_depth = 24;
+  /// Launch records kept per run; further requests are counted as dropped, never a crash.
+  std::uint32_t trace_record_capacity = 1u << 16;
+};
+
+/// Everything the trace holds after a run, copied to the host.
+struct trace_snapshot {
+  std::vector<site_counters> sites;     ///< trace_limits::max_sites entries, indexed by site id
+  std::vector<launch_record> records;   ///< min(requested, capacity) records, in id order
+  trace_totals totals{};
+  std::uint64_t records_dropped = 0;    ///< requested - stored
+  int pending_launch_limit = 0;         ///< the device's cudaLimitDevRuntimePendingLaunchCount
+  int pending_budget = 0;
+  int max_depth = 0;
+};
+
+/// Owns the launch layer's device state for the current device. Move-only RAII.
+///
+/// One runtime serves any number of algorithm calls; algorithms use default_runtime() unless
+/// given another. Tracing is off by default. Calls that reset or read counters synchronize the
+/// device. Not thread-safe: use one runtime per host thread, or serialize.
+class launch_runtime {
+ public:
+  /// Applies config.pending_launch_limit to the device (if non-zero; the destructor restores the
+  /// previous value, since the limit is device-wide) and allocates the state.
+  /// Throws cdpkit::input_error for a negative limit/budget or a max_depth outside [0, 65535],
+  /// cdpkit::cuda_error when the device refuses (e.g. no GPU).
+  explicit launch_runtime(launch_config config = {});
+  ~launch_runtime();
+  launch_runtime(launch_runtime&& other) noexcept;
+  launch_runtime& operator=(launch_runtime&& other) noexcept;
+  launch_runtime(const launch_runtime&) = delete;
+  launch_runtime& operator=(const launch_runtime&) = delete;
+
+  /// The context to pass to a host-launched parent kernel (depth 0, no record, no slot).
+  [[nodiscard]] launch_context root_context() const noexcept;
+
+  /// Turn the device trace on or off for the following launches.
+  void set_tracing(bool on) noexcept { tracing_ = on; }
+  [[nodiscard]] bool tracing() const noexcept { return tracing_; }
+
+  /// Zero the trace counters, records and error flags. Synchronizes the device first.
+  /// Precondition: no kernel using this runtime is running (checked: the pending count is 0).
+  void reset_trace();
+
+  /// Synchronize the device; throw cdpkit::cuda_error if any device error flag was raised since
+  /// the last check (the flags are cleared), or if the pending count did not return to zero.
+  void check_device_errors(const char* file, int line);
+
+  /// Synchronize and copy the trace to the host.
+  [[nodiscard]] trace_snapshot snapshot() const;
+
+  [[nodiscard]] const launch_config& config() const noexcept { return config_; }
+  /// The device's actual cudaLimitDevRuntimePendingLaunchCount.
+  [[nodiscard]] int pending_launch_limit() const noexcept { return pending_launch_limit_; }
+  [[nodiscard]] int pending_budget() const noexcept { return pending_budget_; }
+
+ private:
+  void release() noexcept;
+
+  launch_config config_{};
+  int previous_launch_limit_ = 0;  ///< restored on destruction when config_ changed the device's
+  int pending_launch_limit_ = 0;
+  int pending_budget_ = 0;
+  bool tracing_ = false;
+  launch_state* d_state_ = nullptr;
+  std::uint32_t* d_slots_ = nullptr;
+  site_counters* d_sites_ = nullptr;
+  trace_totals* d_totals_ = nullptr;
+  launch_record* d_records_ = nullptr;
+};
+
+/// The process-wide runtime used by algorithms that are not given one, created on first use with
+/// the default launch_config. Throws cdpkit::cuda_error if there is no usable GPU.
+launch_runtime& default_runtime();
+
+/// Replace the process-wide runtime with one made from `config` (e.g. a tiny pending limit for a
+/// test). Precondition: no kernel is using the old one.
+launch_runtime& reset_default_runtime(launch_config config);
+
+}  // namespace cdpkit
+
+/// Check the runtime's device error flags, throwing cdpkit::cuda_error with this file and line.
+#define CDPKIT_CHECK_DEVICE_ERRORS(runtime) (runtime).check_device_errors(__FILE__, __LINE__)

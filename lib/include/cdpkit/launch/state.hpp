@@ -1,0 +1,41 @@
+#pragma once
+// cdpkit/launch/state.hpp — the launch layer's device-resident state and the context every grid
+// launched through the layer receives. Plain structs: the host creates them (launch_runtime) and
+// passes launch_context by value to the kernels it launches.
+
+#include <cdpkit/launch/types.hpp>
+
+#include <cstdint>
+
+namespace cdpkit {
+
+inline constexpr std::uint32_t no_slot = 0xffffffffu;
+
+/// Lives in device memory, owned by a cdpkit::launch_runtime. Kernels reach it only through
+/// launch_context::state.
+struct launch_state {
+  int pending;                   ///< children acquired and not yet finished (atomic)
+  int pending_budget;            ///< acquire fails at this many in-flight children
+  int max_depth;                 ///< children deeper than this are not launched
+  std::uint32_t error_flags;     ///< device_error_bits raised during a run (atomicOr)
+  std::uint32_t slot_count;      ///< == pending_budget: one completion slot per in-flight child
+  std::uint32_t record_capacity; ///< size of records
+  std::uint32_t* slots;          ///< blocks still running per in-flight child (0 = free)
+  site_counters* sites;          ///< trace_limits::max_sites entries
+  trace_totals* totals;
+  launch_record* records;        ///< bounded record buffer
+};
+
+/// What every grid launched through the layer knows about itself. Trivially copyable, 24 bytes;
+/// the host-launched (root) grid gets one from launch_runtime::root_context().
+struct launch_context {
+  launch_state* state;     ///< the runtime's device state
+  std::uint32_t record;    ///< trace record of the launch that created this grid, or no_record
+  std::uint32_t slot;      ///< completion slot of this grid, or no_slot for the root grid
+  std::uint16_t depth;     ///< 0 for the host-launched grid, parent depth + 1 for a child
+  std::uint16_t site;      ///< the site that launched this grid (0 for the root)
+  std::uint8_t tracing;    ///< 1 when the trace is on: the one branch tracing costs when off
+  std::uint8_t pad_[3];
+};
+
+}  // namespace cdpkit

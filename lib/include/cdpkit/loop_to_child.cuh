@@ -1,0 +1,114 @@
+#pragma once
+// cdpkit/loop_to_child.cuh — for_each_segment over your own operators (compile with nvcc,
+// relocatable device code, --extended-lambda for __device__ lambdas).
+//
+//   cdpkit::segments_view segs{d_begin, d_end, n};
+//   cdpkit::for_each_segment(segs,
+//       [=] __device__ (std::uint32_t i) { some_data[i] = do_some_work(i); },
+//       [=] __device__ (std::uint32_t i, std::uint32_t j) { more_data[j] = do_more_work(i, j); },
+//       cdpkit::loop_policy::thresholded());
+//
+// Semantics, whatever the policy: pre_op(i) runs exactly once for every i < num_segments;
+// item_op(i, j) (or item_op(j)) runs exactly once for every j in [d_begin[i], d_end[i]), after
+// pre_op(i) and with its writes visible. No order among different i or j is promised.
+
+#include <cdpkit/detail/device_buffer.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/loop_to_child/kernels.cuh>
+#include <cdpkit/nvtx.hpp>
+
+#include <cub/device/device_scan.cuh>
+
+namespace cdpkit {
+
+/// Asynchronous for_each_segment: enqueues the work on `stream` and returns. Device-side errors
+/// (a segment with end < start) surface at the next CDPKIT_CHECK_DEVICE_ERRORS(runtime).
+///
+/// Preconditions: d_begin/d_end hold num_segments device-readable entries; the total number of
+/// items is below 2^32; pre_op and item_op are trivially copyable device callables, and item_op
+/// must not assume any order. `runtime` outlives the work.
+template <class PreOp, class ItemOp>
+void for_each_segment_async(segments_view segments, PreOp pre_op, ItemOp item_op,
+                            const loop_policy& policy, launch_runtime& runtime,
+                            cudaStream_t stream) {
+  using namespace loop_to_child_detail;
+  CDPKIT_NVTX_RANGE(to_string(policy.kind));
+  const std::uint32_t n = segments.num_segments;
+  if (n == 0) return;
+  const launch_context ctx = runtime.root_context();
+  const unsigned int grid = (n + block_threads - 1) / block_threads;
+  const std::uint32_t threshold = policy.effective_threshold();
+
+  switch (policy.kind) {
+    case loop_policy_kind::serial_loop:
+      serial_loop_kernel<<<grid, block_threads, 0, stream>>>(ctx, segments, pre_op, item_op);
+      break;
+    case loop_policy_kind::child_per_thread:
+    case loop_policy_kind::thresholded: {
+      const std::uint16_t site = policy.kind == loop_policy_kind::child_per_thread
+                                     ? sites::l2c_child_per_thread
+                                     : sites::l2c_thresholded;
+      thresholded_kernel<<<grid, block_threads, 0, stream>>>(ctx, segments, pre_op, item_op,
+                                                             threshold, policy.stream, site);
+      break;
+    }
+    case loop_policy_kind::warp_aggregated: {
+      detail::device_buffer<std::uint32_t> scan(n, stream);
+      warp_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
+          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data());
+      break;  // the scan is freed stream-ordered, after the kernel and all its children
+    }
+    case loop_policy_kind::block_aggregated: {
+      detail::device_buffer<std::uint32_t> scan(n, stream);
+      block_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
+          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data());
+      break;
+    }
+    case loop_policy_kind::flat_balanced: {
+      detail::device_buffer<std::uint32_t> lengths(std::size_t{n} + 1, stream);
+      detail::device_buffer<std::uint32_t> scan(std::size_t{n} + 1, stream);
+      {
+        CDPKIT_NVTX_RANGE("flat_balanced::prepare");
+        const unsigned int grid1 = (n + 1 + block_threads - 1) / block_threads;
+        flat_prepare_kernel<<<grid1, block_threads, 0, stream>>>(ctx, segments, pre_op,
+                                                                 lengths.data());
+      }
+      {
+        CDPKIT_NVTX_RANGE("flat_balanced::scan");
+        std::size_t temp_bytes = 0;
+        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, lengths.data(),
+                                                      scan.data(), n + 1, stream));
+        detail::device_buffer<unsigned char> temp(temp_bytes, stream);
+        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, lengths.data(),
+                                                      scan.data(), n + 1, stream));
+      }
+      {
+        CDPKIT_NVTX_RANGE("flat_balanced::items");
+        int device = 0, sms = 0;
+        CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+        CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        const unsigned int items_grid = static_cast<unsigned int>(sms) * 8u;  // 2048 thr/SM
+        flat_items_kernel<<<items_grid, block_threads, 0, stream>>>(ctx, segments, scan.data(),
+                                                                     item_op);
+      }
+      break;
+    }
+  }
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+}
+
+/// for_each_segment: as for_each_segment_async, then synchronizes `stream` and throws
+/// cdpkit::cuda_error if the device flagged an error (e.g. a segment with end < start).
+template <class PreOp, class ItemOp>
+void for_each_segment(segments_view segments, PreOp pre_op, ItemOp item_op,
+                      const loop_policy& policy, launch_runtime& runtime = default_runtime(),
+                      cudaStream_t stream = nullptr) {
+  CDPKIT_NVTX_RANGE("loop_to_child::for_each_segment");
+  for_each_segment_async(segments, pre_op, item_op, policy, runtime, stream);
+  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+}
+
+}  // namespace cdpkit

@@ -1,0 +1,211 @@
+#pragma once
+// Thin kernels of loop-to-child, one per policy. Each declares its shared storage (if any) and
+// calls the building blocks of agents.cuh.
+
+#include <cdpkit/loop_to_child/agents.cuh>
+
+#include <cub/block/block_scan.cuh>
+
+namespace cdpkit::loop_to_child_detail {
+
+// ---- serial_loop (Fig. 21.4): each thread loops over its own segment ---------------------------
+template <class PreOp, class ItemOp>
+__global__ void __launch_bounds__(block_threads)
+    serial_loop_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  warp_probe probe(ctx, sites::l2c_serial_items);
+  if (i < s.num_segments) {
+    pre_op(i);
+    std::uint32_t begin, len;
+    load_segment(ctx, s, i, begin, len);
+    for (std::uint32_t k = 0; k < len; ++k) {
+      probe.step();
+      call_item(item_op, i, begin + k);
+    }
+  }
+  probe.commit();
+}
+
+// ---- child_per_thread and thresholded (Fig. 21.5): a child grid per long segment ---------------
+// threshold 0 launches for every non-empty segment (child_per_thread). A segment that is not
+// launched (short, or the launch layer said no) is looped over by its thread.
+template <class PreOp, class ItemOp>
+__global__ void __launch_bounds__(block_threads)
+    thresholded_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
+                       std::uint32_t threshold, stream_kind stream, std::uint16_t site) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  warp_probe probe(ctx, sites::l2c_inline_items);
+  if (i < s.num_segments) {
+    pre_op(i);
+    std::uint32_t begin, len;
+    load_segment(ctx, s, i, begin, len);
+    bool launched = false;
+    if (len > threshold) {
+      launched = static_cast<bool>(launch_items(ctx, site, len, block_threads, stream,
+                                                segment_items_fn<ItemOp>{i, begin, item_op}));
+      if (!launched && ctx.tracing) atomicAdd(&ctx.state->sites[site].inline_items, 1ull * len);
+    }
+    if (!launched) {
+      for (std::uint32_t k = 0; k < len; ++k) {
+        probe.step();
+        call_item(item_op, i, begin + k);
+      }
+    }
+  }
+  probe.commit();
+}
+
+// ---- warp_aggregated (KLAP): one child per warp over its lanes' concatenated segments ----------
+// 1. each lane runs pre_op and reads its segment; 2. warp exclusive scan of lengths;
+// 3. if the warp's total exceeds the threshold, lane 0 launches one child over the total (the
+//    child finds (segment, offset) by binary search in the scan, written to d_scan);
+// 4. otherwise, or if the launch layer said no, the warp does the items itself, 32 at a time,
+//    finding each item's segment by a shuffle-based binary search: no lane idles.
+template <class PreOp, class ItemOp>
+__global__ void __launch_bounds__(block_threads)
+    warp_aggregated_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
+                           std::uint32_t threshold, stream_kind stream, std::uint32_t* d_scan) {
+  constexpr unsigned int full = 0xffffffffu;
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t lane = threadIdx.x & 31u;
+  const std::uint32_t warp_first = i - lane;
+  std::uint32_t begin = 0, len = 0;
+  if (i < s.num_segments) {
+    pre_op(i);
+    load_segment(ctx, s, i, begin, len);
+  }
+  // 2. inclusive scan by shuffles
+  std::uint32_t incl = len;
+  for (unsigned int offset = 1; offset < 32; offset *= 2) {
+    const std::uint32_t v = __shfl_up_sync(full, incl, offset);
+    if (lane >= offset) incl += v;
+  }
+  const std::uint32_t excl = incl - len;
+  const std::uint32_t total = __shfl_sync(full, incl, 31);
+  if (total == 0) return;  // warp-uniform
+  const std::uint32_t count =
+      s.num_segments - warp_first < 32u ? s.num_segments - warp_first : 32u;
+
+  // 3. one launch per warp
+  int launched = 0;
+  if (total > threshold) {
+    if (i < s.num_segments) d_scan[i] = excl;
+    __syncwarp();
+    if (lane == 0) {
+      __threadfence();  // the lanes' pre_op and scan writes, before the child can read them
+      launched = static_cast<bool>(
+          launch_items(ctx, sites::l2c_warp_aggregated, total, block_threads, stream,
+                       group_items_fn<ItemOp>{s, d_scan + warp_first, warp_first, count, item_op}));
+      if (!launched && ctx.tracing)
+        atomicAdd(&ctx.state->sites[sites::l2c_warp_aggregated].inline_items, 1ull * total);
+    }
+    launched = __shfl_sync(full, launched, 0);
+  }
+  if (launched) return;
+
+  // 4. cooperative: the warp walks the concatenation
+  __syncwarp();  // other lanes' pre_op writes are visible to this lane from here on
+  warp_probe probe(ctx, sites::l2c_cooperative_items);
+  for (std::uint32_t base = 0; base < total; base += 32) {
+    const std::uint32_t k = base + lane;
+    std::uint32_t owner = 0;  // last lane whose excl <= k (binary lifting over the lanes)
+    for (unsigned int step = 16; step >= 1; step /= 2) {
+      const std::uint32_t candidate = owner + step;
+      const std::uint32_t v = __shfl_sync(full, excl, candidate & 31u);
+      if (candidate < count && v <= k) owner = candidate;
+    }
+    const std::uint32_t owner_begin = __shfl_sync(full, begin, owner);
+    const std::uint32_t owner_excl = __shfl_sync(full, excl, owner);
+    if (k < total) {
+      probe.step();
+      call_item(item_op, warp_first + owner, owner_begin + (k - owner_excl));
+    }
+  }
+  probe.commit();
+}
+
+// ---- block_aggregated (KLAP): one child per block over its threads' concatenated segments ------
+// Same four steps as the warp version, with a CUB block scan and a shared-memory search.
+template <class PreOp, class ItemOp>
+__global__ void __launch_bounds__(block_threads)
+    block_aggregated_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
+                            std::uint32_t threshold, stream_kind stream, std::uint32_t* d_scan) {
+  using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
+  __shared__ typename block_scan::TempStorage scan_storage;
+  __shared__ std::uint32_t s_excl[block_threads];
+  __shared__ std::uint32_t s_begin[block_threads];
+  __shared__ int s_launched;
+
+  const std::uint32_t block_first = blockIdx.x * block_threads;
+  const std::uint32_t i = block_first + threadIdx.x;
+  std::uint32_t begin = 0, len = 0;
+  if (i < s.num_segments) {
+    pre_op(i);
+    load_segment(ctx, s, i, begin, len);
+  }
+  std::uint32_t excl = 0, total = 0;
+  block_scan(scan_storage).ExclusiveSum(len, excl, total);
+  if (total == 0) return;  // block-uniform
+  const std::uint32_t count = s.num_segments - block_first < block_threads
+                                  ? s.num_segments - block_first
+                                  : block_threads;
+  s_excl[threadIdx.x] = excl;
+  s_begin[threadIdx.x] = begin;
+  if (threadIdx.x == 0) s_launched = 0;
+  if (total > threshold && i < s.num_segments) d_scan[i] = excl;
+  __syncthreads();  // also orders every thread's pre_op writes before the launch and step 4
+
+  if (total > threshold && threadIdx.x == 0) {
+    __threadfence();
+    s_launched = static_cast<bool>(launch_items(
+        ctx, sites::l2c_block_aggregated, total, block_threads, stream,
+        group_items_fn<ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
+    if (!s_launched && ctx.tracing)
+      atomicAdd(&ctx.state->sites[sites::l2c_block_aggregated].inline_items, 1ull * total);
+  }
+  __syncthreads();
+  if (s_launched) return;
+
+  warp_probe probe(ctx, sites::l2c_cooperative_items);
+  for (std::uint32_t k = threadIdx.x; k < total; k += block_threads) {
+    probe.step();
+    const std::uint32_t owner = find_segment(s_excl, count, k);
+    call_item(item_op, block_first + owner, s_begin[owner] + (k - s_excl[owner]));
+  }
+  probe.commit();
+}
+
+// ---- flat_balanced (no CDP): pre_op + lengths, exclusive scan, one balanced grid over items ----
+template <class PreOp>
+__global__ void __launch_bounds__(block_threads)
+    flat_prepare_kernel(launch_context ctx, segments_view s, PreOp pre_op, std::uint32_t* d_len) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < s.num_segments) {
+    pre_op(i);
+    std::uint32_t begin, len;
+    load_segment(ctx, s, i, begin, len);
+    d_len[i] = len;
+  } else if (i == s.num_segments) {
+    d_len[i] = 0;  // so that the exclusive scan's last entry is the total
+  }
+}
+
+/// d_scan has num_segments + 1 entries; d_scan[num_segments] is the total. Grid-stride over items.
+template <class ItemOp>
+__global__ void __launch_bounds__(block_threads)
+    flat_items_kernel(launch_context ctx, segments_view s, const std::uint32_t* d_scan,
+                      ItemOp item_op) {
+  const std::uint32_t total = d_scan[s.num_segments];
+  warp_probe probe(ctx, sites::l2c_flat_items);
+  const std::uint64_t stride = 1ull * gridDim.x * blockDim.x;
+  for (std::uint64_t k64 = 1ull * blockIdx.x * blockDim.x + threadIdx.x; k64 < total;
+       k64 += stride) {
+    probe.step();
+    const auto k = static_cast<std::uint32_t>(k64);
+    const std::uint32_t owner = find_segment(d_scan, s.num_segments, k);
+    call_item(item_op, owner, s.d_begin[owner] + (k - d_scan[owner]));
+  }
+  probe.commit();
+}
+
+}  // namespace cdpkit::loop_to_child_detail

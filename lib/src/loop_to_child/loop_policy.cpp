@@ -1,0 +1,129 @@
+// loop_to_child host logic: policy and stream names, the cost model, workload generators.
+
+#include <cdpkit/detail/enum_names.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/loop_to_child.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace cdpkit {
+
+std::uint32_t launch_cost_model::threshold(stream_kind stream) const {
+  const double launch = launch_ns[static_cast<int>(stream)];
+  if (!(serial_item_ns > 0.0) || !(launch >= 0.0))
+    throw input_error("launch_cost_model: serial_item_ns must be > 0 and launch_ns >= 0");
+  const double t = std::ceil(launch / serial_item_ns);
+  return t >= 4294967295.0 ? 0xffffffffu : static_cast<std::uint32_t>(t);
+}
+
+std::uint32_t loop_policy::effective_threshold() const {
+  switch (kind) {
+    case loop_policy_kind::child_per_thread: return 0;
+    case loop_policy_kind::thresholded:
+    case loop_policy_kind::warp_aggregated:
+    case loop_policy_kind::block_aggregated:
+      return threshold ? *threshold : cost_model.threshold(stream);
+    default: return 0;
+  }
+}
+
+namespace {
+constexpr loop_policy_kind policy_kinds[] = {
+    loop_policy_kind::serial_loop,     loop_policy_kind::child_per_thread,
+    loop_policy_kind::thresholded,     loop_policy_kind::warp_aggregated,
+    loop_policy_kind::block_aggregated, loop_policy_kind::flat_balanced};
+constexpr segment_dist dists[] = {segment_dist::uniform, segment_dist::power_law,
+                                  segment_dist::giant, segment_dist::empty, segment_dist::equal};
+}  // namespace
+
+const char* to_string(loop_policy_kind kind) noexcept {
+  switch (kind) {
+    case loop_policy_kind::serial_loop: return "serial_loop";
+    case loop_policy_kind::child_per_thread: return "child_per_thread";
+    case loop_policy_kind::thresholded: return "thresholded";
+    case loop_policy_kind::warp_aggregated: return "warp_aggregated";
+    case loop_policy_kind::block_aggregated: return "block_aggregated";
+    case loop_policy_kind::flat_balanced: return "flat_balanced";
+  }
+  return "unknown";
+}
+
+const char* to_string(segment_dist d) noexcept {
+  switch (d) {
+    case segment_dist::uniform: return "uniform";
+    case segment_dist::power_law: return "power_law";
+    case segment_dist::giant: return "giant";
+    case segment_dist::empty: return "empty";
+    case segment_dist::equal: return "equal";
+  }
+  return "unknown";
+}
+
+loop_policy_kind parse_loop_policy_kind(const std::string& name) {
+  return detail::parse_enum_name(name, "loop policy", policy_kinds);
+}
+segment_dist parse_segment_dist(const std::string& name) {
+  return detail::parse_enum_name(name, "segment distribution", dists);
+}
+
+const std::vector<loop_policy_kind>& all_loop_policy_kinds() {
+  static const std::vector<loop_policy_kind> all(std::begin(policy_kinds), std::end(policy_kinds));
+  return all;
+}
+const std::vector<segment_dist>& all_segment_dists() {
+  static const std::vector<segment_dist> all(std::begin(dists), std::end(dists));
+  return all;
+}
+
+std::vector<std::uint32_t> make_segment_offsets(const segment_params& p) {
+  std::mt19937_64 rng(p.seed);
+  std::vector<std::uint32_t> lengths(p.num_segments, 0);
+  switch (p.dist) {
+    case segment_dist::uniform: {
+      std::uniform_int_distribution<std::uint64_t> pick(0, 2ull * p.mean_len);
+      for (auto& len : lengths) len = static_cast<std::uint32_t>(pick(rng));
+      break;
+    }
+    case segment_dist::power_law: {
+      if (!(p.alpha > 1.0)) throw input_error("segment_params::alpha must be > 1 for power_law");
+      if (p.max_len == 0) throw input_error("segment_params::max_len must be >= 1 for power_law");
+      // Inverse-CDF sampling of the discrete Zipf law on [1, max_len] from its cumulative table.
+      std::vector<double> cdf(p.max_len);
+      double sum = 0.0;
+      for (std::uint32_t k = 1; k <= p.max_len; ++k) {
+        sum += std::pow(static_cast<double>(k), -p.alpha);
+        cdf[k - 1] = sum;
+      }
+      std::uniform_real_distribution<double> u(0.0, sum);
+      for (auto& len : lengths) {
+        const auto it = std::upper_bound(cdf.begin(), cdf.end(), u(rng));
+        len = static_cast<std::uint32_t>(std::min<std::ptrdiff_t>(it - cdf.begin(), p.max_len - 1) + 1);
+      }
+      break;
+    }
+    case segment_dist::giant: {
+      std::uniform_int_distribution<std::uint32_t> pick(0, 3);
+      for (auto& len : lengths) len = pick(rng);
+      if (!lengths.empty()) lengths[lengths.size() / 2] = p.giant_len;
+      break;
+    }
+    case segment_dist::empty: break;
+    case segment_dist::equal: std::fill(lengths.begin(), lengths.end(), p.equal_len); break;
+  }
+  std::vector<std::uint32_t> offsets(lengths.size() + 1, 0);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    total += lengths[i];
+    if (total > 0xffffffffull)
+      throw input_error("make_segment_offsets: " + std::string(to_string(p.dist)) + " workload of " +
+                        std::to_string(p.num_segments) +
+                        " segments has more than 2^32-1 items; use fewer or shorter segments");
+    offsets[i + 1] = static_cast<std::uint32_t>(total);
+  }
+  return offsets;
+}
+
+}  // namespace cdpkit

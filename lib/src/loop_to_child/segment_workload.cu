@@ -1,0 +1,209 @@
+// The reference loop-to-child workload: its device buffers, its operators, the dispatch of
+// every policy over them, and the Thrust reference it is checked against.
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/nvtx.hpp>
+
+#include <thrust/binary_search.h>
+#include <thrust/count.h>
+#include <thrust/device_ptr.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/transform.h>
+#include <thrust/inner_product.h>
+
+#include <string>
+#include <utility>
+
+namespace cdpkit {
+
+namespace {
+
+/// A 32-bit mixer (lowbias32); bijective, so every bit of the input matters.
+__host__ __device__ __forceinline__ std::uint32_t mix32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+__host__ __device__ __forceinline__ std::uint32_t item_value(std::uint32_t in, std::uint32_t i,
+                                                             std::uint32_t rounds) {
+  std::uint32_t x = in ^ (i * 0x9e3779b9u);
+  for (std::uint32_t r = 0; r < rounds; ++r) x = mix32(x + r);
+  return x;
+}
+
+/// "doSomeWork": the parent's own result.
+struct pre_op {
+  std::uint32_t* d_parent_out;
+  __device__ void operator()(std::uint32_t i) const { d_parent_out[i] = mix32(i ^ 0xa5a5a5a5u); }
+};
+
+/// "doMoreWork": one item.
+struct item_op {
+  const std::uint32_t* d_in;
+  std::uint32_t* d_out;
+  std::uint32_t rounds;
+  __device__ void operator()(std::uint32_t i, std::uint32_t j) const {
+    d_out[j] = item_value(d_in[j], i, rounds);
+  }
+};
+
+struct reference_item {
+  const std::uint32_t* d_in;
+  std::uint32_t rounds;
+  __device__ std::uint32_t operator()(std::uint32_t j, std::uint32_t segment) const {
+    return item_value(d_in[j], segment, rounds);
+  }
+};
+
+struct reference_parent {
+  __device__ std::uint32_t operator()(std::uint32_t i) const { return mix32(i ^ 0xa5a5a5a5u); }
+};
+
+struct input_fill {
+  std::uint64_t seed;
+  __device__ std::uint32_t operator()(std::uint32_t j) const {
+    return mix32(j ^ static_cast<std::uint32_t>(seed) ^ static_cast<std::uint32_t>(seed >> 32));
+  }
+};
+
+}  // namespace
+
+segment_workload::segment_workload(const std::vector<std::uint32_t>& offsets, std::uint32_t rounds,
+                                   std::uint64_t seed)
+    : rounds_(rounds) {
+  if (offsets.empty() || offsets.front() != 0)
+    throw input_error("segment_workload: offsets must start with 0 (got " +
+                      (offsets.empty() ? std::string("no offsets") : std::to_string(offsets[0])) +
+                      ")");
+  for (std::size_t i = 1; i < offsets.size(); ++i) {
+    if (offsets[i] < offsets[i - 1])
+      throw input_error("segment_workload: offsets decrease at segment " + std::to_string(i - 1) +
+                        " (" + std::to_string(offsets[i - 1]) + " > " +
+                        std::to_string(offsets[i]) + ")");
+    max_len_ = std::max(max_len_, offsets[i] - offsets[i - 1]);
+  }
+  num_segments_ = static_cast<std::uint32_t>(offsets.size() - 1);
+  num_items_ = offsets.back();
+  try {
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_offsets_, sizeof(std::uint32_t) * offsets.size()));
+    CDPKIT_CUDA_TRY(cudaMemcpy(d_offsets_, offsets.data(), sizeof(std::uint32_t) * offsets.size(),
+                               cudaMemcpyHostToDevice));
+    const std::size_t items = num_items_ > 0 ? num_items_ : 1;
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_item_in_, sizeof(std::uint32_t) * items));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_item_out_, sizeof(std::uint32_t) * items));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_parent_out_, sizeof(std::uint32_t) * (num_segments_ + 1)));
+    thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
+                      thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
+                      thrust::device_pointer_cast(d_item_in_), input_fill{seed});
+    CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+    clear_outputs();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+segment_workload::~segment_workload() { release(); }
+
+segment_workload::segment_workload(segment_workload&& o) noexcept
+    : num_segments_(o.num_segments_), num_items_(o.num_items_), max_len_(o.max_len_),
+      rounds_(o.rounds_), d_offsets_(std::exchange(o.d_offsets_, nullptr)),
+      d_item_in_(std::exchange(o.d_item_in_, nullptr)),
+      d_item_out_(std::exchange(o.d_item_out_, nullptr)),
+      d_parent_out_(std::exchange(o.d_parent_out_, nullptr)),
+      d_ref_item_(std::exchange(o.d_ref_item_, nullptr)),
+      d_ref_parent_(std::exchange(o.d_ref_parent_, nullptr)) {}
+
+segment_workload& segment_workload::operator=(segment_workload&& o) noexcept {
+  if (this != &o) {
+    release();
+    num_segments_ = o.num_segments_;
+    num_items_ = o.num_items_;
+    max_len_ = o.max_len_;
+    rounds_ = o.rounds_;
+    d_offsets_ = std::exchange(o.d_offsets_, nullptr);
+    d_item_in_ = std::exchange(o.d_item_in_, nullptr);
+    d_item_out_ = std::exchange(o.d_item_out_, nullptr);
+    d_parent_out_ = std::exchange(o.d_parent_out_, nullptr);
+    d_ref_item_ = std::exchange(o.d_ref_item_, nullptr);
+    d_ref_parent_ = std::exchange(o.d_ref_parent_, nullptr);
+  }
+  return *this;
+}
+
+void segment_workload::release() noexcept {
+  for (std::uint32_t** p : {&d_offsets_, &d_item_in_, &d_item_out_, &d_parent_out_, &d_ref_item_,
+                            &d_ref_parent_}) {
+    (void)cudaFree(*p);
+    *p = nullptr;
+  }
+}
+
+void segment_workload::clear_outputs(cudaStream_t stream) {
+  const std::size_t items = num_items_ > 0 ? num_items_ : 1;
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(d_item_out_, 0, sizeof(std::uint32_t) * items, stream));
+  CDPKIT_CUDA_TRY(
+      cudaMemsetAsync(d_parent_out_, 0, sizeof(std::uint32_t) * (num_segments_ + 1), stream));
+}
+
+void segment_workload::run_async(const loop_policy& policy, launch_runtime& runtime,
+                                 cudaStream_t stream) {
+  const segments_view segments{d_offsets_, d_offsets_ + 1, num_segments_};
+  for_each_segment_async(segments, pre_op{d_parent_out_}, item_op{d_item_in_, d_item_out_, rounds_},
+                         policy, runtime, stream);
+}
+
+void segment_workload::run(const loop_policy& policy, launch_runtime& runtime,
+                           cudaStream_t stream) {
+  CDPKIT_NVTX_RANGE("segment_workload::run");
+  run_async(policy, runtime, stream);
+  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+}
+
+std::uint64_t segment_workload::count_mismatches() const {
+  CDPKIT_NVTX_RANGE("segment_workload::count_mismatches");
+  const std::size_t items = num_items_;
+  if (d_ref_item_ == nullptr) {
+    // The reference, independent of every policy: each item's segment by a Thrust vectorized
+    // upper_bound over the offsets, then a plain transform.
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_item_, sizeof(std::uint32_t) * (items > 0 ? items : 1)));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_parent_, sizeof(std::uint32_t) * (num_segments_ + 1)));
+    thrust::device_vector<std::uint32_t> segment_of(items);
+    auto offsets = thrust::device_pointer_cast(d_offsets_);
+    thrust::upper_bound(thrust::device, offsets + 1, offsets + 1 + num_segments_,
+                        thrust::counting_iterator<std::uint32_t>(0),
+                        thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
+                        segment_of.begin());
+    thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
+                      thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
+                      segment_of.begin(), thrust::device_pointer_cast(d_ref_item_),
+                      reference_item{d_item_in_, rounds_});
+    thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
+                      thrust::counting_iterator<std::uint32_t>(num_segments_),
+                      thrust::device_pointer_cast(d_ref_parent_), reference_parent{});
+  }
+  const auto item_mismatches = thrust::inner_product(
+      thrust::device, thrust::device_pointer_cast(d_item_out_),
+      thrust::device_pointer_cast(d_item_out_) + items, thrust::device_pointer_cast(d_ref_item_),
+      std::uint64_t{0}, thrust::plus<std::uint64_t>(), thrust::not_equal_to<std::uint32_t>());
+  const auto parent_mismatches = thrust::inner_product(
+      thrust::device, thrust::device_pointer_cast(d_parent_out_),
+      thrust::device_pointer_cast(d_parent_out_) + num_segments_,
+      thrust::device_pointer_cast(d_ref_parent_), std::uint64_t{0}, thrust::plus<std::uint64_t>(),
+      thrust::not_equal_to<std::uint32_t>());
+  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  return item_mismatches + parent_mismatches;
+}
+
+}  // namespace cdpkit

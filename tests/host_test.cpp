@@ -1,0 +1,231 @@
+// Host-only behaviour: workload generators, policy names, the cost model, trace summaries and the
+// profile JSON. These run everywhere, CI included.
+
+#include <doctest/doctest.h>
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch/sites.hpp>
+#include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/profiling/trace_session.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace {
+
+std::vector<std::uint32_t> lengths_of(const std::vector<std::uint32_t>& offsets) {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i) out.push_back(offsets[i + 1] - offsets[i]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("segment generators are deterministic and have the requested shape") {
+  cdpkit::segment_params p;
+  p.num_segments = 100000;
+  SUBCASE("power law") {
+    p.dist = cdpkit::segment_dist::power_law;
+    const auto a = cdpkit::make_segment_offsets(p);
+    CHECK(a == cdpkit::make_segment_offsets(p));
+    const auto len = lengths_of(a);
+    REQUIRE(len.size() == p.num_segments);
+    std::size_t ones = 0, big = 0;
+    for (auto l : len) {
+      CHECK(l >= 1);
+      CHECK(l <= p.max_len);
+      ones += l == 1;
+      big += l > 1000;
+    }
+    // P(1) = 1 / zeta(2) ~ 0.61 for alpha = 2; P(> 1000) ~ 0.0006
+    CHECK(ones == doctest::Approx(0.61 * p.num_segments).epsilon(0.02));
+    CHECK(big > 10);
+    CHECK(big < 200);
+    p.seed = 43;
+    CHECK(a != cdpkit::make_segment_offsets(p));
+  }
+  SUBCASE("giant") {
+    p.dist = cdpkit::segment_dist::giant;
+    p.giant_len = 12345;
+    const auto len = lengths_of(cdpkit::make_segment_offsets(p));
+    CHECK(len[p.num_segments / 2] == 12345u);
+    CHECK(*std::max_element(len.begin(), len.begin() + p.num_segments / 2) <= 3u);
+  }
+  SUBCASE("empty and equal") {
+    p.dist = cdpkit::segment_dist::empty;
+    CHECK(cdpkit::make_segment_offsets(p).back() == 0u);
+    p.dist = cdpkit::segment_dist::equal;
+    p.equal_len = 7;
+    CHECK(cdpkit::make_segment_offsets(p).back() == 700000u);
+  }
+  SUBCASE("uniform") {
+    p.dist = cdpkit::segment_dist::uniform;
+    p.mean_len = 10;
+    const auto offsets = cdpkit::make_segment_offsets(p);
+    CHECK(offsets.back() == doctest::Approx(10.0 * p.num_segments).epsilon(0.02));
+  }
+  SUBCASE("zero segments") {
+    p.num_segments = 0;
+    CHECK(cdpkit::make_segment_offsets(p) == std::vector<std::uint32_t>{0});
+  }
+}
+
+TEST_CASE("segment generators reject bad parameters and oversized totals") {
+  cdpkit::segment_params p;
+  p.alpha = 1.0;
+  CHECK_THROWS_WITH_AS(cdpkit::make_segment_offsets(p), doctest::Contains("alpha"),
+                       cdpkit::input_error);
+  p = {};
+  p.dist = cdpkit::segment_dist::equal;
+  p.num_segments = 1u << 20;
+  p.equal_len = 1u << 13;  // 2^33 items
+  CHECK_THROWS_WITH_AS(cdpkit::make_segment_offsets(p), doctest::Contains("2^32-1 items"),
+                       cdpkit::input_error);
+}
+
+TEST_CASE("policy and stream names round-trip and unknown names list the choices") {
+  for (auto k : cdpkit::all_loop_policy_kinds())
+    CHECK(cdpkit::parse_loop_policy_kind(cdpkit::to_string(k)) == k);
+  for (auto d : cdpkit::all_segment_dists())
+    CHECK(cdpkit::parse_segment_dist(cdpkit::to_string(d)) == d);
+  CHECK(cdpkit::parse_stream_kind("tail") == cdpkit::stream_kind::tail);
+  CHECK_THROWS_WITH_AS(cdpkit::parse_loop_policy_kind("fastest"),
+                       doctest::Contains("unknown loop policy 'fastest' (choose one of: serial_loop"),
+                       cdpkit::input_error);
+  CHECK_THROWS_AS(cdpkit::parse_stream_kind(""), cdpkit::input_error);
+}
+
+TEST_CASE("the cost model threshold is the launch cost over the serial item cost") {
+  cdpkit::launch_cost_model m;
+  m.serial_item_ns = 2.0;
+  CHECK(m.threshold(cdpkit::stream_kind::fire_and_forget) == 550u);
+  CHECK(m.threshold(cdpkit::stream_kind::tail) == 4950u);
+  m.serial_item_ns = 0.0;
+  CHECK_THROWS_AS((void)m.threshold(cdpkit::stream_kind::tail), cdpkit::input_error);
+  CHECK(cdpkit::loop_policy::child_per_thread().effective_threshold() == 0u);
+  CHECK(cdpkit::loop_policy::thresholded(77).effective_threshold() == 77u);
+  auto p = cdpkit::loop_policy::thresholded();
+  CHECK(p.effective_threshold() == p.cost_model.threshold(p.stream));
+  CHECK_FALSE(cdpkit::loop_policy::flat_balanced().uses_cdp());
+  CHECK(cdpkit::loop_policy::warp_aggregated().uses_cdp());
+}
+
+TEST_CASE("site names cover library sites and registered user sites") {
+  CHECK(cdpkit::sites::site_name(cdpkit::sites::l2c_thresholded) == "loop_to_child.thresholded");
+  CHECK(cdpkit::sites::site_name(40) == "site.40");
+  cdpkit::sites::set_site_name(40, "my.kernel");
+  CHECK(cdpkit::sites::site_name(40) == "my.kernel");
+  CHECK_THROWS_AS(cdpkit::sites::set_site_name(3, "taken"), cdpkit::input_error);
+  CHECK_THROWS_AS(cdpkit::sites::set_site_name(64, "too far"), cdpkit::input_error);
+}
+
+namespace {
+
+/// A snapshot as the device would leave it after 10 launches at thresholded (3 of them tiny),
+/// 2 budget fallbacks and 1 failed launch, plus a probed site.
+cdpkit::trace_snapshot constructed_snapshot() {
+  cdpkit::trace_snapshot s;
+  s.sites.resize(cdpkit::trace_limits::max_sites);
+  auto& c = s.sites[cdpkit::sites::l2c_thresholded];
+  c.requests = 13;
+  c.outcomes[0] = 10;
+  c.outcomes[1] = 2;
+  c.outcomes[3] = 1;
+  c.tiny_launches = 3;
+  c.error_code[0] = 69;
+  c.error_count[0] = 1;
+  c.child_threads = 10 * 256;
+  c.threads_log2[8] = 10;
+  c.depth_hist[1] = 10;
+  c.max_depth = 1;
+  auto& p = s.sites[cdpkit::sites::l2c_serial_items];
+  p.probe_steps = 100;
+  p.probe_active_lanes = 1600;  // half the lanes on average
+  p.probe_warps = 4;
+  p.efficiency_sum = 4 * 0.5;
+  p.lanes_hist[16] = 100;
+  s.totals.records_requested = 13;
+  s.totals.pending_high_water = 9;
+  s.pending_launch_limit = 2048;
+  s.pending_budget = 2048;
+  s.max_depth = 24;
+  s.records.push_back({1000, 0, cdpkit::no_record, 1, 256, 300, 2, 1, 0, 0, 0});
+  s.records.push_back({1500, 1, 0, 1, 256, 5, 2, 2, 0, 3, 69});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("summaries add up the sites of a constructed trace") {
+  const auto s = cdpkit::profiling::summarize(constructed_snapshot());
+  CHECK(s.launch_requests == 13u);
+  CHECK(s.child_launches == 10u);
+  CHECK(s.fallbacks == 3u);
+  CHECK(s.failed_launches == 1u);
+  CHECK(s.tiny_grid_share == doctest::Approx(0.3));
+  CHECK(s.max_depth == 1u);
+  CHECK(s.pending_high_water == 9u);
+  CHECK(s.warp_efficiency == doctest::Approx(0.5));
+  CHECK(s.mean_warp_efficiency == doctest::Approx(0.5));
+  const auto empty = cdpkit::profiling::summarize(cdpkit::trace_snapshot{});
+  CHECK(empty.warp_efficiency < 0);
+  CHECK(empty.tiny_grid_share == 0.0);
+}
+
+TEST_CASE("trace JSON lists active sites with names histograms errors and records") {
+  const auto j = cdpkit::profiling::trace_json(constructed_snapshot());
+  REQUIRE(j["sites"].size() == 2);
+  const auto& site = j["sites"][0];
+  CHECK(site["name"] == "loop_to_child.thresholded");
+  CHECK(site["outcomes"]["launched"] == 10);
+  CHECK(site["outcomes"]["fallback_budget"] == 2);
+  CHECK(site["failed_by_error"][0]["code"] == 69);
+  CHECK(site["failed_by_error"][0]["name"] == "cudaErrorLaunchPendingCountExceeded");
+  CHECK(site["threads_log2"].size() == cdpkit::trace_limits::log2_buckets);
+  CHECK(site["threads_log2"][8] == 10);
+  CHECK(j["sites"][1]["probe"]["lanes_hist"].size() == 32);
+  CHECK(j["sites"][1]["probe"]["lanes_hist"][15] == 100);  // 16 active lanes
+  CHECK(j["sites"][1]["probe"]["step_efficiency"] == doctest::Approx(0.5));
+  CHECK(j["pending"]["high_water"] == 9);
+  CHECK(j["pending"]["limit"] == 2048);
+  CHECK(j["records"]["stored"] == 2);
+  CHECK(j["records"]["rows"][0][1].is_null());  // no parent: launched from the root grid
+  CHECK(j["records"]["rows"][1][9] == "fallback_error");
+  CHECK(j["summary"]["tiny_grid_share"] == doctest::Approx(0.3));
+  CHECK(cdpkit::profiling::trace_json(constructed_snapshot(), 1)["records"]["in_profile"] == 1);
+}
+
+TEST_CASE("a profile document is written whole and names a bad path") {
+  cdpkit::profiling::profile_document doc("host_test", {{"name", "none"}});
+  cdpkit::profiling::run_info run;
+  run.algorithm = "loop_to_child";
+  run.variant = "thresholded";
+  run.input = "power_law:1000";
+  run.ms = 1.5;
+  run.checked = run.verified = true;
+  doc.add_run(run, constructed_snapshot());
+  doc.add_run(run);
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_host_test";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "profile.json").string();
+  doc.write(path);
+  std::ifstream in(path);
+  const auto back = nlohmann::json::parse(in);
+  CHECK(back["schema"] == "cdpkit-profile/1");
+  CHECK(back["program"] == "host_test");
+  CHECK(back["runs"].size() == 2);
+  CHECK(back["runs"][0]["trace"]["sites"].size() == 2);
+  CHECK(back["runs"][1]["trace"].is_null());
+  CHECK(back["build"]["cuda_architectures"].is_string());
+  CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+  const auto bad = (dir / "no_such_dir" / "p.json").string();
+  CHECK_THROWS_WITH_AS(doc.write(bad), doctest::Contains("no_such_dir"), cdpkit::input_error);
+  CHECK_FALSE(std::filesystem::exists(bad));
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,297 @@
+// The device launch layer: exact trace counts on constructed launches, depth cap, pending budget,
+// launch failures caught and fallen back from, record buffer overflow, divergence probes.
+
+#include <doctest/doctest.h>
+
+#include "gpu.hpp"
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.cuh>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/probe.cuh>
+#include <cdpkit/profiling/trace_session.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+constexpr std::uint16_t test_site = cdpkit::sites::first_user_site;
+constexpr std::uint16_t probe_site = cdpkit::sites::first_user_site + 1;
+
+/// A recursion `levels` deep with `fanout` children per grid; every grid counts its run at its
+/// depth, and the work of a child that is not launched is counted as done inline.
+struct recurse_body {
+  int levels;
+  int fanout;
+  cdpkit::stream_kind stream;
+  unsigned int* d_runs;    // grids that ran, by depth
+  unsigned int* d_inline;  // children done inline, by the depth they would have had
+  __device__ void operator()(const cdpkit::launch_context& self) const {
+    if (threadIdx.x != 0) return;
+    atomicAdd(&d_runs[self.depth], 1u);
+    if (self.depth >= levels) return;
+    for (int f = 0; f < fanout; ++f) {
+      if (!cdpkit::launch_child(self, test_site, dim3(1), dim3(32), stream, *this)) {
+        atomicAdd(&d_inline[self.depth + 1], 1u);
+      }
+    }
+  }
+};
+
+__global__ void recurse_root_kernel(cdpkit::launch_context ctx, recurse_body body) { body(ctx); }
+
+struct recursion_result {
+  std::vector<unsigned int> runs, inlined;
+  cdpkit::trace_snapshot trace;
+};
+
+recursion_result run_recursion(cdpkit::launch_runtime& rt, int levels, int fanout,
+                               cdpkit::stream_kind stream) {
+  constexpr int slots = 16;
+  unsigned int* d = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d, 2 * slots * sizeof(unsigned int)));
+  CDPKIT_CUDA_TRY(cudaMemset(d, 0, 2 * slots * sizeof(unsigned int)));
+  cdpkit::profiling::trace_session session(rt);
+  recurse_root_kernel<<<1, 32>>>(rt.root_context(), recurse_body{levels, fanout, stream, d, d + slots});
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  CDPKIT_CHECK_DEVICE_ERRORS(rt);
+  recursion_result r{std::vector<unsigned int>(slots), std::vector<unsigned int>(slots),
+                     session.collect()};
+  CDPKIT_CUDA_TRY(cudaMemcpy(r.runs.data(), d, slots * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(r.inlined.data(), d + slots, slots * sizeof(unsigned int),
+                             cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaFree(d));
+  return r;
+}
+
+unsigned int power(unsigned int b, int e) {
+  unsigned int r = 1;
+  while (e-- > 0) r *= b;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the depth histogram of a recursion equals the recursion it made" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  for (auto stream : {cdpkit::stream_kind::fire_and_forget, cdpkit::stream_kind::named_per_thread,
+                      cdpkit::stream_kind::null_stream, cdpkit::stream_kind::tail}) {
+    CAPTURE(cdpkit::to_string(stream));
+    const int levels = 4, fanout = 3;
+    const auto r = run_recursion(rt, levels, fanout, stream);
+    const auto& site = r.trace.sites[test_site];
+    unsigned int total = 0;
+    for (int d = 1; d <= levels; ++d) {
+      CAPTURE(d);
+      CHECK(site.depth_hist[d] == power(fanout, d));
+      CHECK(r.runs[d] == power(fanout, d));  // every launched child really ran
+      total += power(fanout, d);
+    }
+    CHECK(site.depth_hist[0] == 0);
+    CHECK(site.depth_hist[levels + 1] == 0);
+    CHECK(site.max_depth == static_cast<unsigned int>(levels));
+    CHECK(site.requests == total);
+    CHECK(site.outcomes[0] == total);
+    CHECK(site.stream_launches[static_cast<int>(stream)] == total);
+    CHECK(site.threads_log2[5] == total);  // 32-thread grids
+    CHECK(site.blocks_log2[0] == total);   // one block each
+    CHECK(r.trace.records.size() == total);
+    CHECK(r.trace.records_dropped == 0);
+    CHECK(r.trace.totals.pending_high_water >= 1);
+    CHECK(r.trace.totals.pending_high_water <= total);
+  }
+}
+
+TEST_CASE("launch records link every child to the record of its parent" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  const auto r = run_recursion(rt, 3, 2, cdpkit::stream_kind::fire_and_forget);
+  REQUIRE(r.trace.records.size() == 2u + 4u + 8u);
+  for (const auto& rec : r.trace.records) {
+    CAPTURE(rec.id);
+    if (rec.depth == 1) {
+      CHECK(rec.parent == cdpkit::no_record);
+    } else {
+      REQUIRE(rec.parent < r.trace.records.size());
+      const auto& parent = r.trace.records[rec.parent];
+      CHECK(parent.depth + 1 == rec.depth);
+      CHECK(parent.t_ns <= rec.t_ns);
+    }
+  }
+}
+
+TEST_CASE("the depth cap stops the recursion and counts the children done inline" *
+          CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.max_depth = 2;
+  cdpkit::launch_runtime rt(config);
+  const auto r = run_recursion(rt, 4, 3, cdpkit::stream_kind::fire_and_forget);
+  const auto& site = r.trace.sites[test_site];
+  CHECK(site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)] == 3u + 9u);
+  CHECK(site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_depth)] == 27u);
+  CHECK(r.inlined[3] == 27u);
+  CHECK(site.max_depth == 2u);
+  CHECK(cdpkit::profiling::summarize(r.trace).fallbacks == 27u);
+}
+
+TEST_CASE("over the pending budget a launch falls back and no work is lost" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.pending_budget = 4;
+  cdpkit::launch_runtime rt(config);
+  const int levels = 3, fanout = 8;
+  const auto r = run_recursion(rt, levels, fanout, cdpkit::stream_kind::fire_and_forget);
+  const auto& site = r.trace.sites[test_site];
+  const auto launched = site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)];
+  const auto budget = site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)];
+  CHECK(budget > 0);
+  CHECK(r.trace.totals.pending_high_water <= 4u);
+  // every request was either launched (and its grid ran) or done inline
+  unsigned int ran = 0, inlined = 0;
+  for (int d = 1; d <= levels; ++d) {
+    ran += r.runs[d];
+    inlined += r.inlined[d];
+  }
+  CHECK(ran == launched);
+  CHECK(inlined == budget);
+  CHECK(site.requests == launched + budget);
+}
+
+TEST_CASE("launches over the device's pending limit fail and are caught with their error code" *
+          CDPKIT_GPU_CASE) {
+  // The budget is set far above the hardware limit so that the hardware refuses launches: the
+  // layer must see cudaErrorLaunchPendingCountExceeded and fall back.
+  cdpkit::launch_config config;
+  config.pending_launch_limit = 16;
+  config.pending_budget = 1 << 16;
+  cdpkit::launch_runtime rt(config);
+  CHECK(rt.pending_launch_limit() >= 16);
+  const int levels = 2, fanout = 256;
+  const auto r = run_recursion(rt, levels, fanout, cdpkit::stream_kind::fire_and_forget);
+  const auto& site = r.trace.sites[test_site];
+  const auto launched = site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)];
+  const auto failed = site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_error)];
+  unsigned int ran = 0, inlined = 0;
+  for (int d = 1; d <= levels; ++d) {
+    ran += r.runs[d];
+    inlined += r.inlined[d];
+  }
+  CHECK(ran == launched);
+  CHECK(inlined == failed);
+  CHECK(launched + failed == site.requests);
+  if (rt.pending_launch_limit() < fanout) {
+    CHECK(failed > 0);
+    bool saw_69 = false;
+    for (int k = 0; k < cdpkit::trace_limits::error_slots; ++k)
+      if (site.error_code[k] == cudaErrorLaunchPendingCountExceeded && site.error_count[k] > 0)
+        saw_69 = true;
+    CHECK(saw_69);
+  }
+}
+
+TEST_CASE("a full record buffer counts the dropped records" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.trace_record_capacity = 8;
+  cdpkit::launch_runtime rt(config);
+  const auto r = run_recursion(rt, 4, 3, cdpkit::stream_kind::fire_and_forget);
+  CHECK(r.trace.records.size() == 8u);
+  CHECK(r.trace.totals.records_requested == 120u);
+  CHECK(r.trace.records_dropped == 112u);
+  CHECK(r.trace.sites[test_site].requests == 120u);
+}
+
+TEST_CASE("with tracing off the trace stays empty and children still run" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  rt.reset_trace();
+  unsigned int* d = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d, 32 * sizeof(unsigned int)));
+  CDPKIT_CUDA_TRY(cudaMemset(d, 0, 32 * sizeof(unsigned int)));
+  recurse_root_kernel<<<1, 32>>>(rt.root_context(),
+                                 recurse_body{2, 4, cdpkit::stream_kind::fire_and_forget, d, d + 16});
+  CDPKIT_CHECK_DEVICE_ERRORS(rt);
+  unsigned int runs[3] = {};
+  CDPKIT_CUDA_TRY(cudaMemcpy(runs, d, sizeof runs, cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaFree(d));
+  CHECK(runs[1] == 4u);
+  CHECK(runs[2] == 16u);
+  const auto snap = rt.snapshot();
+  CHECK(snap.totals.records_requested == 0u);
+  CHECK(snap.sites[test_site].requests == 0u);
+}
+
+namespace {
+__global__ void bad_site_kernel(cdpkit::launch_context ctx) {
+  if (threadIdx.x == 0) {
+    cdpkit::launch_child(ctx, 200, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget,
+                         [](const cdpkit::launch_context&) {});
+  }
+}
+}  // namespace
+
+TEST_CASE("a site id out of range raises a device error that the host throws" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  bad_site_kernel<<<1, 32>>>(rt.root_context());
+  CHECK_THROWS_AS(CDPKIT_CHECK_DEVICE_ERRORS(rt), cdpkit::cuda_error);
+  CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));  // the flag was cleared
+}
+
+namespace {
+/// Thread t loops lengths[t] times with a probe step per iteration.
+__global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_len) {
+  cdpkit::warp_probe probe(ctx, probe_site);
+  const std::uint32_t n = d_len[blockIdx.x * blockDim.x + threadIdx.x];
+  for (std::uint32_t k = 0; k < n; ++k) probe.step();
+  probe.commit();
+}
+
+cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths) {
+  cdpkit::launch_runtime rt;
+  cdpkit::profiling::trace_session session(rt);
+  std::uint32_t* d = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d, lengths.size() * sizeof(std::uint32_t)));
+  CDPKIT_CUDA_TRY(cudaMemcpy(d, lengths.data(), lengths.size() * sizeof(std::uint32_t),
+                             cudaMemcpyHostToDevice));
+  probe_kernel<<<static_cast<unsigned int>(lengths.size() / 128), 128>>>(rt.root_context(), d);
+  CDPKIT_CHECK_DEVICE_ERRORS(rt);
+  CDPKIT_CUDA_TRY(cudaFree(d));
+  return session.collect().sites[probe_site];
+}
+}  // namespace
+
+TEST_CASE("probes measure efficiency 1 when every lane has the same trip count" * CDPKIT_GPU_CASE) {
+  const std::vector<std::uint32_t> lengths(1024, 17);  // 32 warps
+  const auto c = run_probe(lengths);
+  CHECK(c.probe_warps == 32u);
+  CHECK(c.probe_steps == 32u * 17u);
+  CHECK(c.lanes_hist[32] == 32u * 17u);
+  CHECK(c.efficiency_hist[31] == 32u);
+  CHECK(c.efficiency_sum / c.probe_warps == doctest::Approx(1.0));
+}
+
+TEST_CASE("probes measure the exact efficiency of a staircase divergence pattern" *
+          CDPKIT_GPU_CASE) {
+  // Lane l loops l + 1 times: a warp makes 32 steps with 32, 31, ..., 1 active lanes, so its
+  // efficiency is (1 + ... + 32) / (32 * 32) = 528 / 1024.
+  std::vector<std::uint32_t> lengths(256);
+  for (std::size_t t = 0; t < lengths.size(); ++t) lengths[t] = static_cast<std::uint32_t>(t % 32 + 1);
+  const auto c = run_probe(lengths);
+  const unsigned warps = 8;
+  CHECK(c.probe_warps == warps);
+  CHECK(c.probe_steps == warps * 32u);
+  CHECK(c.probe_active_lanes == warps * 528u);
+  for (int a = 1; a <= 32; ++a) {
+    CAPTURE(a);
+    CHECK(c.lanes_hist[a] == warps);
+  }
+  CHECK(c.efficiency_sum / c.probe_warps == doctest::Approx(528.0 / 1024.0));
+  CHECK(c.efficiency_hist[16] == warps);  // 0.515625 is in [16/32, 17/32)
+}
+
+TEST_CASE("a runtime rejects an invalid configuration with a clear error") {
+  cdpkit::launch_config config;
+  config.max_depth = -1;
+  CHECK_THROWS_AS(cdpkit::launch_runtime{config}, cdpkit::input_error);
+  config.max_depth = 4;
+  config.pending_budget = -5;
+  CHECK_THROWS_WITH_AS(cdpkit::launch_runtime{config},
+                       doctest::Contains("pending_budget must be >= 0"), cdpkit::input_error);
+}

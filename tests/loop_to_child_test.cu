@@ -1,0 +1,220 @@
+// loop_to_child: every policy gives exactly the Thrust reference on every workload; the trace
+// counts what the policy launched; fallbacks keep results exact; bad segments are errors.
+
+#include <doctest/doctest.h>
+
+#include "gpu.hpp"
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/profiling/trace_session.hpp>
+
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+std::vector<cdpkit::loop_policy> every_policy() {
+  using cdpkit::loop_policy;
+  return {loop_policy::serial(),
+          loop_policy::child_per_thread(),
+          loop_policy::child_per_thread(cdpkit::stream_kind::named_per_thread),
+          loop_policy::thresholded(64),
+          loop_policy::thresholded(),
+          loop_policy::warp_aggregated(0),
+          loop_policy::warp_aggregated(),
+          loop_policy::block_aggregated(0),
+          loop_policy::block_aggregated(),
+          loop_policy::flat_balanced()};
+}
+
+std::uint64_t segments_longer_than(const std::vector<std::uint32_t>& offsets, std::uint32_t t) {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i) n += (offsets[i + 1] - offsets[i]) > t;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("every policy matches the Thrust reference on every distribution and size" *
+          CDPKIT_GPU_CASE) {
+  auto& rt = cdpkit::default_runtime();
+  for (const auto dist : cdpkit::all_segment_dists()) {
+    for (const std::uint32_t n : {0u, 1u, 1000u, 77777u}) {
+      cdpkit::segment_params p;
+      p.dist = dist;
+      p.num_segments = n;
+      p.giant_len = 1u << 18;
+      cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 4);
+      for (const auto& policy : every_policy()) {
+        CAPTURE(cdpkit::to_string(dist));
+        CAPTURE(n);
+        CAPTURE(cdpkit::to_string(policy.kind));
+        CAPTURE(cdpkit::to_string(policy.stream));
+        CAPTURE(policy.effective_threshold());
+        w.clear_outputs();
+        w.run(policy, rt);
+        CHECK(w.count_mismatches() == 0u);
+      }
+    }
+  }
+}
+
+TEST_CASE("every policy is exact on 2^20 power-law segments" * CDPKIT_GPU_CASE) {
+  cdpkit::segment_params p;  // defaults: 2^20 segments, alpha 2, max 2^16
+  cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 4);
+  for (const auto& policy : every_policy()) {
+    CAPTURE(cdpkit::to_string(policy.kind));
+    w.clear_outputs();
+    w.run(policy, cdpkit::default_runtime());
+    CHECK(w.count_mismatches() == 0u);
+  }
+}
+
+TEST_CASE("thresholded launches exactly the segments longer than the threshold" * CDPKIT_GPU_CASE) {
+  cdpkit::segment_params p;
+  p.num_segments = 20000;  // power law: a few hundred segments above 64, far below the budget
+  const auto offsets = cdpkit::make_segment_offsets(p);
+  cdpkit::segment_workload w(offsets, 2);
+  auto& rt = cdpkit::default_runtime();
+  for (const std::uint32_t t : {0u, 8u, 64u, 1000u}) {
+    CAPTURE(t);
+    cdpkit::profiling::trace_session session(rt);
+    w.clear_outputs();
+    w.run(cdpkit::loop_policy::thresholded(t), rt);
+    CHECK(w.count_mismatches() == 0u);
+    const auto trace = session.collect();
+    const auto& site = trace.sites[cdpkit::sites::l2c_thresholded];
+    const auto expected = segments_longer_than(offsets, t);
+    REQUIRE(expected < static_cast<std::uint64_t>(rt.pending_budget()));
+    CHECK(site.outcomes[0] == expected);
+    CHECK(site.requests == expected);
+    // child grid sizes: every launched grid has ceil(len / 256) blocks of 256 threads
+    std::uint64_t blocks = 0, items = 0;
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
+      const std::uint32_t len = offsets[i + 1] - offsets[i];
+      if (len > t) {
+        blocks += (len + 255) / 256;
+        items += len;
+      }
+    }
+    CHECK(site.child_blocks == blocks);
+    CHECK(site.work_items == items);
+    CHECK(site.child_threads == blocks * 256);
+  }
+}
+
+TEST_CASE("child_per_thread under a pending limit of 16 stays exact and counts its fallbacks" *
+          CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.pending_launch_limit = 16;
+  cdpkit::launch_runtime rt(config);
+  cdpkit::segment_params p;  // 2^20 power-law segments
+  const auto offsets = cdpkit::make_segment_offsets(p);
+  cdpkit::segment_workload w(offsets, 4);
+  cdpkit::profiling::trace_session session(rt);
+  w.run(cdpkit::loop_policy::child_per_thread(), rt);
+  CHECK(w.count_mismatches() == 0u);
+  const auto trace = session.collect();
+  const auto summary = cdpkit::profiling::summarize(trace);
+  const auto& site = trace.sites[cdpkit::sites::l2c_child_per_thread];
+  CHECK(site.requests == segments_longer_than(offsets, 0));
+  CHECK(summary.fallbacks > 0u);
+  CHECK(summary.child_launches + summary.fallbacks == site.requests);
+  CHECK(summary.pending_high_water <= 16u);
+  CHECK(site.inline_items > 0u);
+}
+
+TEST_CASE("aggregated policies launch at most one child per warp or block" * CDPKIT_GPU_CASE) {
+  cdpkit::segment_params p;
+  p.num_segments = 50000;
+  p.dist = cdpkit::segment_dist::uniform;
+  cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 2);
+  auto& rt = cdpkit::default_runtime();
+  struct expectation {
+    cdpkit::loop_policy policy;
+    std::uint16_t site;
+    std::uint32_t group;
+  };
+  for (const auto& e : {expectation{cdpkit::loop_policy::warp_aggregated(0),
+                                    cdpkit::sites::l2c_warp_aggregated, 32},
+                        expectation{cdpkit::loop_policy::block_aggregated(0),
+                                    cdpkit::sites::l2c_block_aggregated, 256}}) {
+    CAPTURE(cdpkit::to_string(e.policy.kind));
+    cdpkit::profiling::trace_session session(rt);
+    w.clear_outputs();
+    w.run(e.policy, rt);
+    CHECK(w.count_mismatches() == 0u);
+    const auto trace = session.collect();
+    const std::uint64_t groups = (p.num_segments + e.group - 1) / e.group;
+    CHECK(trace.sites[e.site].requests == groups);  // uniform: no group is empty
+    CHECK(trace.sites[e.site].work_items + trace.sites[e.site].inline_items == w.num_items());
+  }
+}
+
+TEST_CASE("probes report full efficiency for equal segments under serial_loop" * CDPKIT_GPU_CASE) {
+  cdpkit::segment_params p;
+  p.dist = cdpkit::segment_dist::equal;
+  p.num_segments = 4096;
+  p.equal_len = 40;
+  cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 1);
+  auto& rt = cdpkit::default_runtime();
+  cdpkit::profiling::trace_session session(rt);
+  w.run(cdpkit::loop_policy::serial(), rt);
+  const auto trace = session.collect();
+  const auto& c = trace.sites[cdpkit::sites::l2c_serial_items];
+  CHECK(c.probe_warps == 4096u / 32u);
+  CHECK(c.probe_steps == 4096u / 32u * 40u);
+  CHECK(c.efficiency_sum / c.probe_warps == doctest::Approx(1.0));
+  CHECK(cdpkit::profiling::summarize(trace).warp_efficiency == doctest::Approx(1.0));
+}
+
+TEST_CASE("for_each_segment runs user lambdas over arbitrary begin and end arrays" *
+          CDPKIT_GPU_CASE) {
+  // Non-CSR segments: gaps, overlaps and empty ones; item_op(j) form counting visits per item.
+  const std::vector<std::uint32_t> begin = {0, 5, 5, 100, 30, 7, 7};
+  const std::vector<std::uint32_t> end = {10, 5, 40, 300, 31, 7, 2000};
+  std::vector<std::uint32_t> expected(2000, 0);
+  for (std::size_t i = 0; i < begin.size(); ++i)
+    for (auto j = begin[i]; j < end[i]; ++j) ++expected[j];
+  thrust::device_vector<std::uint32_t> d_begin(begin.begin(), begin.end());
+  thrust::device_vector<std::uint32_t> d_end(end.begin(), end.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_begin.data()),
+                                   thrust::raw_pointer_cast(d_end.data()),
+                                   static_cast<std::uint32_t>(begin.size())};
+  for (const auto& policy : every_policy()) {
+    CAPTURE(cdpkit::to_string(policy.kind));
+    thrust::device_vector<std::uint32_t> visits(2000, 0);
+    thrust::device_vector<std::uint32_t> parents(begin.size(), 0);
+    auto* v = thrust::raw_pointer_cast(visits.data());
+    auto* pv = thrust::raw_pointer_cast(parents.data());
+    cdpkit::for_each_segment(
+        segs, [pv] __device__(std::uint32_t i) { pv[i] = i + 1; },
+        [v] __device__(std::uint32_t j) { atomicAdd(&v[j], 1u); }, policy);
+    const thrust::host_vector<std::uint32_t> got = visits;
+    const thrust::host_vector<std::uint32_t> got_parents = parents;
+    CHECK(std::equal(expected.begin(), expected.end(), got.begin()));
+    for (std::uint32_t i = 0; i < begin.size(); ++i) CHECK(got_parents[i] == i + 1);
+  }
+}
+
+TEST_CASE("a segment with end before begin is reported as a device error" * CDPKIT_GPU_CASE) {
+  const std::vector<std::uint32_t> begin = {0, 10};
+  const std::vector<std::uint32_t> end = {5, 3};
+  thrust::device_vector<std::uint32_t> d_begin(begin.begin(), begin.end());
+  thrust::device_vector<std::uint32_t> d_end(end.begin(), end.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_begin.data()),
+                                   thrust::raw_pointer_cast(d_end.data()), 2};
+  for (const auto& policy : every_policy()) {
+    CAPTURE(cdpkit::to_string(policy.kind));
+    CHECK_THROWS_WITH_AS(cdpkit::for_each_segment(
+                             segs, [] __device__(std::uint32_t) {},
+                             [] __device__(std::uint32_t, std::uint32_t) {}, policy),
+                         doctest::Contains("bad_segment"), cdpkit::cuda_error);
+  }
+}
