@@ -108,10 +108,18 @@ TEST_CASE("the cost model threshold is the launch cost over the serial item cost
   CHECK(m.threshold(cdpkit::stream_kind::tail) == 4950u);
   m.serial_item_ns = 0.0;
   CHECK_THROWS_AS((void)m.threshold(cdpkit::stream_kind::tail), cdpkit::input_error);
-  CHECK(cdpkit::loop_policy::child_per_thread().effective_threshold() == 0u);
-  CHECK(cdpkit::loop_policy::thresholded(77).effective_threshold() == 77u);
+  m.serial_item_ns = 2.0;
+  CHECK(m.threshold(cdpkit::stream_kind::fire_and_forget, 32) == 32u * 550u);
+  CHECK_THROWS_AS((void)m.threshold(cdpkit::stream_kind::tail, 0), cdpkit::input_error);
+  CHECK(cdpkit::loop_policy::child_per_thread().cost_model_threshold() == 0u);
+  CHECK_FALSE(cdpkit::loop_policy::child_per_thread().auto_threshold());
+  CHECK_FALSE(cdpkit::loop_policy::thresholded(77).auto_threshold());
   auto p = cdpkit::loop_policy::thresholded();
-  CHECK(p.effective_threshold() == p.cost_model.threshold(p.stream));
+  CHECK(p.auto_threshold());
+  CHECK(p.cost_model_threshold() == p.cost_model.threshold(p.stream));
+  p.kind = cdpkit::loop_policy_kind::block_aggregated;
+  CHECK(p.loop_lanes() == 256u);
+  CHECK(p.cost_model_threshold() == p.cost_model.threshold(p.stream, 256));
   CHECK_FALSE(cdpkit::loop_policy::flat_balanced().uses_cdp());
   CHECK(cdpkit::loop_policy::warp_aggregated().uses_cdp());
 }

@@ -235,10 +235,12 @@ TEST_CASE("a site id out of range raises a device error that the host throws" * 
 }
 
 namespace {
-/// Thread t loops lengths[t] times with a probe step per iteration.
+/// Thread t loops lengths[t] times with a probe step per iteration. Not unrolled: the probe
+/// counts the lanes active where it stands, so an unrolled loop would group the steps.
 __global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_len) {
   cdpkit::warp_probe probe(ctx, probe_site);
   const std::uint32_t n = d_len[blockIdx.x * blockDim.x + threadIdx.x];
+#pragma unroll 1
   for (std::uint32_t k = 0; k < n; ++k) probe.step();
   probe.commit();
 }

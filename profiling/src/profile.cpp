@@ -2,15 +2,14 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch/sites.hpp>
+#include <cdpkit/profiling/bench_json.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/version.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <string>
 
 namespace cdpkit::profiling {
@@ -186,22 +185,10 @@ void profile_document::add_run(const run_info& run, const std::optional<trace_sn
 }
 
 void profile_document::write(const std::string& path) const {
-  if (path.empty()) throw input_error("profile: empty output path");
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw input_error("profile: cannot open '" + tmp + "' for writing");
-    out << doc_.dump(1) << '\n';
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw input_error("profile: writing '" + tmp + "' failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw input_error("profile: cannot move '" + tmp + "' to '" + path + "'");
+  try {
+    write_json_file(doc_, path);
+  } catch (const input_error& e) {
+    throw input_error(std::string("profile: ") + e.what());
   }
 }
 

@@ -39,7 +39,27 @@ void for_each_segment_async(segments_view segments, PreOp pre_op, ItemOp item_op
   if (n == 0) return;
   const launch_context ctx = runtime.root_context();
   const unsigned int grid = (n + block_threads - 1) / block_threads;
-  const std::uint32_t threshold = policy.effective_threshold();
+
+  // The threshold: given, or picked on the device from the length distribution (no round trip).
+  threshold_arg threshold{policy.threshold.value_or(0u), nullptr};
+  detail::device_buffer<length_histograms> histograms;
+  detail::device_buffer<std::uint32_t> picked;
+  if (policy.auto_threshold()) {
+    CDPKIT_NVTX_RANGE("loop_to_child::pick_threshold");
+    histograms = detail::device_buffer<length_histograms>(1, stream);
+    picked = detail::device_buffer<std::uint32_t>(1, stream);
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(histograms.data(), 0, sizeof(length_histograms), stream));
+    length_histogram_kernel<<<grid, block_threads, 0, stream>>>(segments, histograms.data());
+    const int which = policy.kind == loop_policy_kind::warp_aggregated    ? 1
+                      : policy.kind == loop_policy_kind::block_aggregated ? 2
+                                                                          : 0;
+    const auto max_launches = static_cast<std::uint32_t>(
+        policy.cost_model.budget_share * static_cast<double>(runtime.pending_budget()));
+    pick_threshold_kernel<<<1, 32, 0, stream>>>(ctx, histograms.data(), which,
+                                                policy.cost_model_threshold(), max_launches,
+                                                picked.data());
+    threshold.d_picked = picked.data();
+  }
 
   switch (policy.kind) {
     case loop_policy_kind::serial_loop:

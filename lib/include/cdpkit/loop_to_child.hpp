@@ -34,21 +34,32 @@ enum class loop_policy_kind : std::uint8_t {
 };
 
 /// The launch cost model behind default thresholds: a child grid pays off when the serial work
-/// it replaces exceeds what the launch costs. Launch costs are the fan-out figures measured on
-/// an H200 (DESIGN.md); serial_item_ns is the time one parent thread spends per item of the
-/// reference workload in its loop (bench/loop_to_child_bench calibrates it).
+/// it replaces exceeds what the launch costs. launch_ns are the fan-out costs per child measured
+/// on an H200 (DESIGN.md); serial_item_ns is what one thread, looping alone, spends per item of
+/// the reference workload (8 hash rounds), measured on an H200 by bench/loop_to_child_bench.
+/// A loop run by `lanes` threads together (a warp's or a block's cooperative loop) is that many
+/// times cheaper per item, so its threshold is that many times higher.
 struct launch_cost_model {
   double launch_ns[stream_kind_count] = {1100.0, 750.0, 1600.0, 9900.0};
-  double serial_item_ns = 2.0;
-  /// Smallest segment length worth a child on `stream`: ceil(launch_ns / serial_item_ns).
-  [[nodiscard]] std::uint32_t threshold(stream_kind stream) const;
+  double serial_item_ns = 310.0;
+  /// Share of the pending budget that the expected launches may use (distribution term).
+  double budget_share = 0.5;
+  /// ceil(lanes * launch_ns[stream] / serial_item_ns); throws cdpkit::input_error for a
+  /// non-positive serial_item_ns or lanes == 0.
+  [[nodiscard]] std::uint32_t threshold(stream_kind stream, std::uint32_t lanes = 1) const;
 };
 
 /// A policy with its parameters.
+///
+/// Thresholds: a segment (thresholded) or a group's concatenation (*_aggregated) gets a child
+/// grid when its length exceeds T. A given T is used as is. Unset, T is chosen on the device
+/// before the run as the larger of (1) the cost model's T for the policy's loop and (2) the
+/// smallest 2^b - 1 for which the launches the length distribution implies stay within
+/// budget_share of the pending budget: past the budget, launches fall back to inline loops in
+/// thread order, and a huge segment done inline by one thread costs more than all the launches
+/// saved.
 struct loop_policy {
   loop_policy_kind kind = loop_policy_kind::serial_loop;
-  /// thresholded: launch when len > threshold. *_aggregated: launch when the group's total > it,
-  /// else the group does the items cooperatively. Unset: from the cost model.
   std::optional<std::uint32_t> threshold;
   stream_kind stream = stream_kind::fire_and_forget;
   launch_cost_model cost_model{};
@@ -71,8 +82,12 @@ struct loop_policy {
   }
   static loop_policy flat_balanced() { return {loop_policy_kind::flat_balanced, {}, {}, {}}; }
 
-  /// The threshold the dispatch will use (child_per_thread: 0).
-  [[nodiscard]] std::uint32_t effective_threshold() const;
+  /// Threads that loop together in this policy's inline path: 1, 32 (warp) or 256 (block).
+  [[nodiscard]] std::uint32_t loop_lanes() const noexcept;
+  /// The cost model's T for this policy (0 for child_per_thread and the non-CDP policies).
+  [[nodiscard]] std::uint32_t cost_model_threshold() const;
+  /// True when T is chosen on the device from the length distribution (a CDP policy, no T given).
+  [[nodiscard]] bool auto_threshold() const noexcept { return uses_cdp() && !threshold; }
   /// Does this policy launch child grids?
   [[nodiscard]] bool uses_cdp() const noexcept {
     return kind != loop_policy_kind::serial_loop && kind != loop_policy_kind::flat_balanced;

@@ -14,6 +14,8 @@
 //   for (auto j = begin; j < end; ++j) { probe.step(); work(j); }
 //   probe.commit();
 //
+// The probe counts the lanes active where it stands in the compiled code: if the compiler unrolls
+// the loop, the steps of one unrolled iteration share one mask (that is what the hardware ran).
 // With tracing off, step() and commit() are one branch each.
 
 #include <cdpkit/launch/state.hpp>
@@ -25,10 +27,11 @@ namespace cdpkit {
 
 class warp_probe {
  public:
+  /// Construct where the lanes that will commit are together (e.g. at the top of the kernel).
   /// Precondition: site < trace_limits::max_sites (otherwise the probe is off and the device
   /// error flag device_error_bad_site is raised).
   __device__ warp_probe(const launch_context& ctx, std::uint16_t site)
-      : state_(ctx.tracing ? ctx.state : nullptr), site_(site) {
+      : state_(ctx.tracing ? ctx.state : nullptr), mask_(__activemask()), site_(site) {
     if (state_ != nullptr && site >= trace_limits::max_sites) {
       atomicOr(&state_->error_flags, static_cast<std::uint32_t>(device_error_bad_site));
       state_ = nullptr;
@@ -47,15 +50,16 @@ class warp_probe {
     }
   }
 
-  /// Fold this warp's steps into the per-warp efficiency distribution. Call once, with every
-  /// thread of the warp that is still running present (after the probed loop).
+  /// Fold this warp's steps into the per-warp efficiency distribution. Every thread that
+  /// constructed the probe must call commit() once (after the probed loop): commit reconverges
+  /// exactly those lanes (threads that left the loop early do not wait for the others otherwise).
   __device__ void commit() {
     if (state_ == nullptr) return;
-    const unsigned int mask = __activemask();
-    const unsigned int steps = __reduce_add_sync(mask, leader_steps_);
-    const unsigned int active = __reduce_add_sync(mask, leader_active_);
+    __syncwarp(mask_);
+    const unsigned int steps = __reduce_add_sync(mask_, leader_steps_);
+    const unsigned int active = __reduce_add_sync(mask_, leader_active_);
     leader_steps_ = leader_active_ = 0;
-    if (steps == 0 || lane_id() != static_cast<unsigned int>(__ffs(mask) - 1)) return;
+    if (steps == 0 || lane_id() != static_cast<unsigned int>(__ffs(mask_) - 1)) return;
     site_counters& c = state_->sites[site_];
     const double efficiency = static_cast<double>(active) / (32.0 * steps);
     int bucket = static_cast<int>(efficiency * trace_limits::efficiency_buckets);
@@ -75,6 +79,7 @@ class warp_probe {
   }
 
   launch_state* state_;
+  unsigned int mask_;  ///< the lanes that constructed the probe: they all commit
   std::uint16_t site_;
   unsigned int leader_steps_ = 0;
   unsigned int leader_active_ = 0;

@@ -11,23 +11,25 @@
 
 namespace cdpkit {
 
-std::uint32_t launch_cost_model::threshold(stream_kind stream) const {
+std::uint32_t launch_cost_model::threshold(stream_kind stream, std::uint32_t lanes) const {
   const double launch = launch_ns[static_cast<int>(stream)];
-  if (!(serial_item_ns > 0.0) || !(launch >= 0.0))
-    throw input_error("launch_cost_model: serial_item_ns must be > 0 and launch_ns >= 0");
-  const double t = std::ceil(launch / serial_item_ns);
+  if (!(serial_item_ns > 0.0) || !(launch >= 0.0) || lanes == 0)
+    throw input_error("launch_cost_model: serial_item_ns must be > 0, launch_ns >= 0, lanes >= 1");
+  const double t = std::ceil(lanes * launch / serial_item_ns);
   return t >= 4294967295.0 ? 0xffffffffu : static_cast<std::uint32_t>(t);
 }
 
-std::uint32_t loop_policy::effective_threshold() const {
+std::uint32_t loop_policy::loop_lanes() const noexcept {
   switch (kind) {
-    case loop_policy_kind::child_per_thread: return 0;
-    case loop_policy_kind::thresholded:
-    case loop_policy_kind::warp_aggregated:
-    case loop_policy_kind::block_aggregated:
-      return threshold ? *threshold : cost_model.threshold(stream);
-    default: return 0;
+    case loop_policy_kind::warp_aggregated: return 32;
+    case loop_policy_kind::block_aggregated: return 256;
+    default: return 1;
   }
+}
+
+std::uint32_t loop_policy::cost_model_threshold() const {
+  if (!uses_cdp() || kind == loop_policy_kind::child_per_thread) return 0;
+  return cost_model.threshold(stream, loop_lanes());
 }
 
 namespace {

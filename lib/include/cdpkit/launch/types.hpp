@@ -93,7 +93,7 @@ struct site_counters {
 struct trace_totals {
   unsigned long long records_requested;  ///< records appended or dropped (the next record id)
   unsigned int pending_high_water;       ///< highest pending count seen after an acquire
-  unsigned int pad_;
+  unsigned int last_auto_threshold;      ///< the threshold an algorithm last chose on the device
 };
 
 /// A child grid with fewer work items than a warp has lanes is "tiny": at most one partially

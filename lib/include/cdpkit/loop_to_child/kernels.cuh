@@ -8,6 +8,69 @@
 
 namespace cdpkit::loop_to_child_detail {
 
+// ---- distribution-aware threshold (policies without a given T) --------------------------------
+// 1. one pass over the segments: log2 histograms of segment lengths, warp totals, block totals;
+// 2. one thread picks the smallest 2^b - 1 that keeps the implied launches within the share of
+//    the budget, and takes the larger of that and the cost model's T.
+struct length_histograms {
+  unsigned int counts[3][trace_limits::log2_buckets];  // [segment, warp total, block total][bucket]
+};
+
+template <int Unused = 0>
+__global__ void __launch_bounds__(block_threads)
+    length_histogram_kernel(segments_view s, length_histograms* d_hist) {
+  __shared__ unsigned int hist[3][trace_limits::log2_buckets];
+  __shared__ unsigned int block_total;
+  for (unsigned int k = threadIdx.x; k < 3 * trace_limits::log2_buckets; k += blockDim.x)
+    hist[k / trace_limits::log2_buckets][k % trace_limits::log2_buckets] = 0;
+  if (threadIdx.x == 0) block_total = 0;
+  __syncthreads();
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  std::uint32_t len = 0;
+  if (i < s.num_segments) {
+    const std::uint32_t b = s.d_begin[i], e = s.d_end[i];
+    len = e > b ? e - b : 0;  // inverted segments are reported by the main kernel
+  }
+  if (len > 0) atomicAdd(&hist[0][detail::log2_bucket(len)], 1u);
+  const std::uint32_t warp_total = __reduce_add_sync(0xffffffffu, len);
+  if ((threadIdx.x & 31u) == 0 && warp_total > 0) {
+    atomicAdd(&hist[1][detail::log2_bucket(warp_total)], 1u);
+    atomicAdd(&block_total, warp_total);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && block_total > 0) atomicAdd(&hist[2][detail::log2_bucket(block_total)], 1u);
+  __syncthreads();
+  for (unsigned int k = threadIdx.x; k < 3 * trace_limits::log2_buckets; k += blockDim.x) {
+    const unsigned int v = hist[k / trace_limits::log2_buckets][k % trace_limits::log2_buckets];
+    if (v > 0) atomicAdd(&d_hist->counts[k / trace_limits::log2_buckets][k % trace_limits::log2_buckets], v);
+  }
+}
+
+template <int Unused = 0>
+__global__ void pick_threshold_kernel(launch_context ctx, const length_histograms* d_hist,
+                                      int which, std::uint32_t cost_threshold,
+                                      std::uint32_t max_launches, std::uint32_t* d_threshold) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  // launches at T = 2^b - 1 are the lengths >= 2^b, i.e. buckets >= b
+  unsigned long long above = 0;
+  int b = trace_limits::log2_buckets;
+  while (b > 0 && above + d_hist->counts[which][b - 1] <= max_launches) {
+    above += d_hist->counts[which][b - 1];
+    --b;
+  }
+  const std::uint32_t budget_threshold = b >= 32 ? 0xffffffffu : (b == 0 ? 0u : (1u << b) - 1u);
+  const std::uint32_t t = budget_threshold > cost_threshold ? budget_threshold : cost_threshold;
+  *d_threshold = t;
+  ctx.state->totals->last_auto_threshold = t;
+}
+
+/// A threshold given on the host, or one picked on the device before the kernel (pointer set).
+struct threshold_arg {
+  std::uint32_t value;
+  const std::uint32_t* d_picked;
+  __device__ std::uint32_t resolve() const { return d_picked != nullptr ? *d_picked : value; }
+};
+
 // ---- serial_loop (Fig. 21.4): each thread loops over its own segment ---------------------------
 template <class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
@@ -32,7 +95,8 @@ __global__ void __launch_bounds__(block_threads)
 template <class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     thresholded_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
-                       std::uint32_t threshold, stream_kind stream, std::uint16_t site) {
+                       threshold_arg t, stream_kind stream, std::uint16_t site) {
+  const std::uint32_t threshold = t.resolve();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   warp_probe probe(ctx, sites::l2c_inline_items);
   if (i < s.num_segments) {
@@ -64,8 +128,9 @@ __global__ void __launch_bounds__(block_threads)
 template <class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     warp_aggregated_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
-                           std::uint32_t threshold, stream_kind stream, std::uint32_t* d_scan) {
+                           threshold_arg t, stream_kind stream, std::uint32_t* d_scan) {
   constexpr unsigned int full = 0xffffffffu;
+  const std::uint32_t threshold = t.resolve();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t lane = threadIdx.x & 31u;
   const std::uint32_t warp_first = i - lane;
@@ -129,7 +194,8 @@ __global__ void __launch_bounds__(block_threads)
 template <class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     block_aggregated_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
-                            std::uint32_t threshold, stream_kind stream, std::uint32_t* d_scan) {
+                            threshold_arg t, stream_kind stream, std::uint32_t* d_scan) {
+  const std::uint32_t threshold = t.resolve();
   using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
   __shared__ typename block_scan::TempStorage scan_storage;
   __shared__ std::uint32_t s_excl[block_threads];

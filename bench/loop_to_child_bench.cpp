@@ -1,0 +1,128 @@
+// loop_to_child_bench — every policy on every segment distribution, in one process.
+//
+// 1. Calibrate the cost model: time serial_loop on one warp of equal segments of two lengths;
+//    the slope is a lone thread's ns per item, and T = launch cost / that (per stream kind).
+// 2. For each distribution: run every policy (median of --reps, tracing off; one traced run;
+//    checked against Thrust), print the table with ratios to serial_loop and flat_balanced.
+// 3. Sweep T for thresholded and warp_aggregated on power_law to show where the cost model's
+//    choice lands.
+// 4. Write every row to --json in the BENCH.md shape (ratios are computed from one document).
+
+#include "driver.hpp"
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/profiling/table.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+/// Serial ns per item of a thread looping alone (what a long segment's thread pays per item):
+/// slope of serial_loop time over two lengths, one warp of equal segments.
+double calibrate_serial_item_ns(cdpkit::launch_runtime& runtime, std::uint32_t rounds, int reps) {
+  const auto time_len = [&](std::uint32_t len) {
+    cdpkit::segment_params p;
+    p.dist = cdpkit::segment_dist::equal;
+    p.num_segments = 32;
+    p.equal_len = len;
+    cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), rounds);
+    const auto policy = cdpkit::loop_policy::serial();
+    return cdpkit::profiling::time_runs([&](cudaStream_t s) { w.run_async(policy, runtime, s); },
+                                        {}, reps, 1, nullptr)
+        .median_ms;
+  };
+  const std::uint32_t short_len = 256, long_len = 4096;
+  const double t_short = time_len(short_len), t_long = time_len(long_len);
+  const double ns = (t_long - t_short) * 1e6 / (long_len - short_len);
+  return ns > 0.0 ? ns : cdpkit::launch_cost_model{}.serial_item_ns;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"loop_to_child_bench: every policy on every distribution, ratios, BENCH.md JSON"};
+  std::uint32_t segments = 1u << 20, rounds = 8;
+  int reps = 5;
+  std::string json_path, dist_name = "all";
+  bool sweep = true;
+  app.add_option("--segments", segments, "segments per workload")->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 26));
+  app.add_option("--rounds", rounds, "hash rounds per item")->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--dist", dist_name, "all or one distribution")->capture_default_str();
+  app.add_option("--sweep", sweep, "sweep thresholds on power_law")->capture_default_str();
+  app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    std::vector<cdpkit::segment_dist> dists;
+    if (dist_name == "all") dists = cdpkit::all_segment_dists();
+    else dists.push_back(cdpkit::parse_segment_dist(dist_name));
+
+    cdpkit::launch_runtime runtime;
+    auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());
+    cdpkit::launch_cost_model model;
+    model.serial_item_ns = calibrate_serial_item_ns(runtime, rounds, reps);
+    std::cout << "cost model: serial " << cdpkit::profiling::format("%.3f", model.serial_item_ns)
+              << " ns/item (calibrated); default T: fire_and_forget "
+              << model.threshold(cdpkit::stream_kind::fire_and_forget) << ", named_per_thread "
+              << model.threshold(cdpkit::stream_kind::named_per_thread) << ", null_stream "
+              << model.threshold(cdpkit::stream_kind::null_stream) << "\n";
+    doc["cost_model"] = {{"serial_item_ns", model.serial_item_ns},
+                         {"threshold_fire_and_forget",
+                          model.threshold(cdpkit::stream_kind::fire_and_forget)}};
+
+    bool ok = true;
+    for (const auto dist : dists) {
+      cdpkit::segment_params p;
+      p.num_segments = segments;
+      p.dist = dist;
+      cdpkit::segment_workload workload(cdpkit::make_segment_offsets(p), rounds, p.seed);
+      std::vector<cdpkit::loop_policy> policies;
+      for (auto k : cdpkit::all_loop_policy_kinds())
+        policies.push_back(cdpkit::samples::make_policy(k, std::nullopt,
+                                                        cdpkit::stream_kind::fire_and_forget, model));
+      if (dist == cdpkit::segment_dist::power_law && sweep) {
+        for (std::uint32_t t : {32u, 128u, 512u, 2048u, 8192u}) {
+          policies.push_back(cdpkit::samples::make_policy(cdpkit::loop_policy_kind::thresholded, t,
+                                                          cdpkit::stream_kind::fire_and_forget, model));
+          policies.push_back(cdpkit::samples::make_policy(
+              cdpkit::loop_policy_kind::warp_aggregated, t, cdpkit::stream_kind::fire_and_forget, model));
+        }
+        policies.push_back(cdpkit::samples::make_policy(cdpkit::loop_policy_kind::child_per_thread,
+                                                        std::nullopt,
+                                                        cdpkit::stream_kind::named_per_thread, model));
+      }
+      const std::string input = cdpkit::samples::input_label(p);
+      const auto results = cdpkit::samples::run_policies(workload, runtime, policies, reps);
+      cdpkit::samples::print_results(std::cout, input, workload, results);
+      for (const auto& r : results)
+        doc["rows"].push_back(
+            cdpkit::profiling::bench_row_json(cdpkit::samples::to_bench_row(input, workload, r)));
+      ok = ok && cdpkit::samples::all_verified(results);
+    }
+    if (!json_path.empty()) {
+      cdpkit::profiling::write_json_file(doc, json_path);
+      std::cout << "\nrows written to " << json_path << "\n";
+    }
+    if (!ok) {
+      std::cerr << "loop_to_child_bench: a result check FAILED\n";
+      return 1;
+    }
+    return 0;
+  } catch (const cdpkit::input_error& e) {
+    std::cerr << "loop_to_child_bench: " << e.what() << "\n";
+    return 2;
+  } catch (const cdpkit::cuda_error& e) {
+    std::cerr << "loop_to_child_bench: CUDA error: " << e.what() << "\n";
+    return 3;
+  }
+}

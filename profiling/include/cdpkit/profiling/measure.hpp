@@ -1,0 +1,52 @@
+#pragma once
+// cdpkit/profiling/measure.hpp — how samples and benchmarks time and trace a variant:
+// warm-up, `reps` timed runs with tracing off (CUDA events around the whole call, host round
+// trips inside it included), then one traced run, and a result check.
+
+#include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/trace_session.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace cdpkit::profiling {
+
+struct timing {
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+  int reps = 0;
+  std::vector<double> samples_ms;
+};
+
+/// Time `enqueue` (which puts one run's work on `stream`) `reps` times after `warmup` untimed
+/// runs; `prepare` (may be empty) runs untimed before each run, e.g. to clear outputs.
+/// Throws cdpkit::input_error for reps < 1.
+timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
+                 const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
+                 cudaStream_t stream);
+
+/// Median of a non-empty sample (the mean of the two middle values for an even count).
+double median(std::vector<double> values);
+
+struct measurement {
+  timing time;
+  std::optional<trace_snapshot> trace;  ///< the traced run's trace (when traced)
+  trace_summary summary;                ///< of the traced run
+  bool checked = false;
+  std::uint64_t mismatches = 0;         ///< from `check` after the last run
+};
+
+/// The whole protocol: timed runs (tracing off), then if `traced`, one more run inside a
+/// trace_session; then `check` (may be empty) counts mismatches against the reference.
+/// `finish` (may be empty) runs after each timed or traced run, outside the timing, to turn
+/// device-side error flags into exceptions.
+measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
+                    const std::function<void(cudaStream_t)>& prepare,
+                    const std::function<std::uint64_t()>& check, int reps, bool traced,
+                    cudaStream_t stream = nullptr);
+
+}  // namespace cdpkit::profiling

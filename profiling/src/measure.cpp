@@ -1,0 +1,93 @@
+// Timing and tracing protocol shared by the samples and the benchmarks.
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/profiling/measure.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace cdpkit::profiling {
+
+namespace {
+/// A pair of CUDA events, destroyed with the scope.
+class event_pair {
+ public:
+  event_pair() {
+    CDPKIT_CUDA_TRY(cudaEventCreate(&start_));
+    try {
+      CDPKIT_CUDA_TRY(cudaEventCreate(&stop_));
+    } catch (...) {
+      (void)cudaEventDestroy(start_);
+      throw;
+    }
+  }
+  ~event_pair() {
+    (void)cudaEventDestroy(start_);
+    (void)cudaEventDestroy(stop_);
+  }
+  event_pair(const event_pair&) = delete;
+  event_pair& operator=(const event_pair&) = delete;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+};
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw input_error("median of an empty sample");
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
+                 const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
+                 cudaStream_t stream) {
+  if (reps < 1) throw input_error("time_runs: reps must be >= 1, got " + std::to_string(reps));
+  event_pair ev;
+  for (int w = 0; w < warmup; ++w) {
+    if (prepare) prepare(stream);
+    enqueue(stream);
+  }
+  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  timing t;
+  t.reps = reps;
+  for (int r = 0; r < reps; ++r) {
+    if (prepare) prepare(stream);
+    CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
+    enqueue(stream);
+    CDPKIT_CUDA_TRY(cudaEventRecord(ev.stop_, stream));
+    CDPKIT_CUDA_TRY(cudaEventSynchronize(ev.stop_));
+    float ms = 0.0f;
+    CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
+    t.samples_ms.push_back(ms);
+  }
+  t.median_ms = median(t.samples_ms);
+  t.min_ms = *std::min_element(t.samples_ms.begin(), t.samples_ms.end());
+  return t;
+}
+
+measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
+                    const std::function<void(cudaStream_t)>& prepare,
+                    const std::function<std::uint64_t()>& check, int reps, bool traced,
+                    cudaStream_t stream) {
+  measurement m;
+  runtime.set_tracing(false);
+  m.time = time_runs(enqueue, prepare, reps, 1, stream);
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  if (traced) {
+    trace_session session(runtime);
+    if (prepare) prepare(stream);
+    enqueue(stream);
+    CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+    CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+    m.trace = session.collect();
+    m.summary = summarize(*m.trace);
+  }
+  if (check) {
+    m.checked = true;
+    m.mismatches = check();
+  }
+  return m;
+}
+
+}  // namespace cdpkit::profiling

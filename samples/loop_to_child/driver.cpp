@@ -1,0 +1,151 @@
+#include "driver.hpp"
+
+#include <cdpkit/profiling/table.hpp>
+
+#include <ostream>
+
+namespace cdpkit::samples {
+
+using profiling::format;
+
+loop_policy make_policy(loop_policy_kind kind, std::optional<std::uint32_t> threshold,
+                        stream_kind stream, const launch_cost_model& model) {
+  loop_policy p;
+  p.kind = kind;
+  p.stream = stream;
+  p.cost_model = model;
+  if (kind == loop_policy_kind::child_per_thread) p.threshold = 0u;
+  else if (kind == loop_policy_kind::thresholded || kind == loop_policy_kind::warp_aggregated ||
+           kind == loop_policy_kind::block_aggregated)
+    p.threshold = threshold;
+  return p;
+}
+
+std::string input_label(const segment_params& params) {
+  return std::string(to_string(params.dist)) + ":" + std::to_string(params.num_segments);
+}
+
+std::vector<policy_result> run_policies(segment_workload& workload, launch_runtime& runtime,
+                                        const std::vector<loop_policy>& policies, int reps) {
+  std::vector<policy_result> results;
+  for (const loop_policy& policy : policies) {
+    auto m = profiling::measure(
+        runtime, [&](cudaStream_t s) { workload.run_async(policy, runtime, s); },
+        [&](cudaStream_t s) { workload.clear_outputs(s); },
+        [&] { return workload.count_mismatches(); }, reps, /*traced=*/true);
+    results.push_back({policy, std::move(m)});
+  }
+  return results;
+}
+
+namespace {
+const policy_result* find(const std::vector<policy_result>& results, loop_policy_kind kind) {
+  for (const auto& r : results)
+    if (r.policy.kind == kind) return &r;
+  return nullptr;
+}
+
+/// The threshold a run used: given, or picked on the device (read from the traced run).
+std::optional<std::uint32_t> used_threshold(const policy_result& r) {
+  if (!r.policy.uses_cdp()) return std::nullopt;
+  if (r.policy.threshold) return *r.policy.threshold;
+  if (r.m.trace) return r.m.trace->totals.last_auto_threshold;
+  return std::nullopt;
+}
+
+std::string threshold_cell(const policy_result& r) {
+  const auto t = used_threshold(r);
+  if (!t) return "-";
+  return (r.policy.auto_threshold() ? "auto " : "") + std::to_string(*t);
+}
+
+std::string ratio_cell(const policy_result* base, const policy_result& r) {
+  if (base == nullptr || r.m.time.median_ms <= 0) return "-";
+  return format("%.2fx", base->m.time.median_ms / r.m.time.median_ms);
+}
+}  // namespace
+
+void print_results(std::ostream& out, const std::string& input, const segment_workload& workload,
+                   const std::vector<policy_result>& results) {
+  out << "\nloop_to_child on " << input << ": " << workload.num_segments() << " segments, "
+      << workload.num_items() << " items, longest " << workload.max_segment_len() << "\n";
+  profiling::text_table table({"policy", "T", "ms", "Gitems/s", "vs serial", "vs flat",
+                               "launches", "fallbacks", "tiny %", "warp eff", "check"});
+  const policy_result* serial = find(results, loop_policy_kind::serial_loop);
+  const policy_result* flat = find(results, loop_policy_kind::flat_balanced);
+  for (const auto& r : results) {
+    const auto& s = r.m.summary;
+    const double ms = r.m.time.median_ms;
+    table.add_row(
+        {to_string(r.policy.kind),
+         threshold_cell(r),
+         format("%.3f", ms), format("%.2f", ms > 0 ? workload.num_items() / ms / 1e6 : 0.0),
+         ratio_cell(serial, r), ratio_cell(flat, r), std::to_string(s.child_launches),
+         std::to_string(s.fallbacks),
+         s.child_launches > 0 ? format("%.1f", 100.0 * s.tiny_grid_share) : "-",
+         s.warp_efficiency >= 0 ? format("%.3f", s.warp_efficiency) : "-",
+         !r.m.checked ? "unchecked" : r.m.mismatches == 0 ? "ok" : "FAIL " + std::to_string(r.m.mismatches)});
+  }
+  table.print(out);
+  out << "ms: median of the timed runs (tracing off). launches, fallbacks, tiny % (child grids with"
+         " < "
+      << tiny_grid_work
+      << " items) and warp eff (active lanes / 32 over probed item-loop steps): one traced run.\n"
+         "vs serial / vs flat: speedup over serial_loop / flat_balanced in this run (>1 = faster).\n"
+         "T: launch when a segment (thresholded) or a warp's / block's items (aggregated) exceed "
+         "it; auto = max(cost model, what the pending budget allows).\n";
+}
+
+nlohmann::json policy_params(const policy_result& r) {
+  const loop_policy& policy = r.policy;
+  nlohmann::json p = nlohmann::json::object();
+  if (policy.uses_cdp()) {
+    const auto t = used_threshold(r);
+    p["threshold"] = t ? nlohmann::json(*t) : nlohmann::json();
+    p["threshold_source"] = policy.threshold ? "given" : "auto (cost model and length distribution)";
+    p["cost_model_threshold"] = policy.cost_model_threshold();
+    p["stream"] = to_string(policy.stream);
+    p["serial_item_ns"] = policy.cost_model.serial_item_ns;
+    p["launch_ns"] = policy.cost_model.launch_ns[static_cast<int>(policy.stream)];
+  }
+  return p;
+}
+
+profiling::run_info to_run_info(const std::string& input, const segment_workload& workload,
+                                const policy_result& r) {
+  profiling::run_info run;
+  run.algorithm = "loop_to_child";
+  run.variant = to_string(r.policy.kind);
+  run.input = input;
+  run.params = policy_params(r);
+  run.ms = r.m.time.median_ms;
+  run.work = workload.num_items();
+  run.work_unit = "items";
+  run.checked = r.m.checked;
+  run.verified = r.m.checked && r.m.mismatches == 0;
+  run.mismatches = r.m.mismatches;
+  return run;
+}
+
+profiling::bench_row to_bench_row(const std::string& input, const segment_workload& workload,
+                                  const policy_result& r) {
+  profiling::bench_row row;
+  row.family = "loop_to_child";
+  row.input = input;
+  row.variant = to_string(r.policy.kind);
+  row.params = policy_params(r);
+  row.n = workload.num_segments();
+  row.work = workload.num_items();
+  row.work_unit = "items";
+  row.throughput_unit = "Gitems/s";
+  row.m = r.m;
+  return row;
+}
+
+bool all_verified(const std::vector<policy_result>& results) {
+  for (const auto& r : results)
+    if (!r.m.checked || r.m.mismatches != 0) return false;
+  return true;
+}
+
+}  // namespace cdpkit::samples

@@ -1,0 +1,117 @@
+// loop_to_child — the seed's Fig. 21.4 -> 21.5 story, measured.
+//
+// 1. Build a segment-length workload (power-law by default: most segments tiny, a few huge).
+// 2. Run each policy: serial_loop (each thread loops), child_per_thread (a child grid per
+//    segment), thresholded (a child only above T), warp/block_aggregated (one child per group),
+//    flat_balanced (no CDP: scan + search over all items).
+// 3. Time each with tracing off, trace one more run (child launches, fallbacks, tiny grids,
+//    per-warp efficiency from the probes), and check the output against Thrust.
+// 4. Print the table; write the profile JSON with --profile. Exit 1 if any check failed.
+//
+//   loop_to_child --dist power_law --segments 1048576 --profile l2c.json
+//   loop_to_child --policy thresholded --threshold 256 --stream named_per_thread
+
+#include "driver.hpp"
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/profiling/profile.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  CLI::App app{"loop_to_child: every loop-to-child policy on one workload, timed, traced and checked"};
+  std::string policy_name = "all", dist_name = "power_law", stream_name = "fire_and_forget";
+  std::string profile_path;
+  cdpkit::segment_params seg;
+  std::optional<std::uint32_t> threshold;
+  std::uint32_t rounds = 8;
+  int reps = 5, pending_limit = 0;
+  double item_ns = cdpkit::launch_cost_model{}.serial_item_ns;
+  app.add_option("--policy", policy_name,
+                 "all, serial_loop, child_per_thread, thresholded, warp_aggregated, "
+                 "block_aggregated or flat_balanced")
+      ->capture_default_str();
+  app.add_option("--dist", dist_name, "segment lengths: uniform, power_law, giant, empty, equal")
+      ->capture_default_str();
+  app.add_option("--segments", seg.num_segments, "number of segments (parent threads)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 30));
+  app.add_option("--threshold", threshold,
+                 "launch threshold T for thresholded / aggregated (default: cost model)");
+  app.add_option("--stream", stream_name,
+                 "child stream: fire_and_forget, named_per_thread, null_stream, tail")
+      ->capture_default_str();
+  app.add_option("--item-ns", item_ns, "cost model: serial ns per item (default threshold)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--rounds", rounds, "hash rounds per item (the work per item)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--alpha", seg.alpha, "power_law exponent (> 1)")->capture_default_str();
+  app.add_option("--max-len", seg.max_len, "power_law longest segment")->capture_default_str();
+  app.add_option("--mean-len", seg.mean_len, "uniform mean length")->capture_default_str();
+  app.add_option("--giant-len", seg.giant_len, "giant segment length")->capture_default_str();
+  app.add_option("--equal-len", seg.equal_len, "equal segment length")->capture_default_str();
+  app.add_option("--seed", seg.seed, "workload seed")->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions per policy")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--pending-limit", pending_limit,
+                 "cudaLimitDevRuntimePendingLaunchCount (0: keep the device's, 2048 by default)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 24));
+  app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/1) here");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    CDPKIT_NVTX_RANGE("loop_to_child sample");
+    seg.dist = cdpkit::parse_segment_dist(dist_name);
+    const auto stream = cdpkit::parse_stream_kind(stream_name);
+    std::vector<cdpkit::loop_policy_kind> kinds;
+    if (policy_name == "all") kinds = cdpkit::all_loop_policy_kinds();
+    else kinds.push_back(cdpkit::parse_loop_policy_kind(policy_name));
+    cdpkit::launch_cost_model model;
+    model.serial_item_ns = item_ns;
+    std::vector<cdpkit::loop_policy> policies;
+    for (auto k : kinds) policies.push_back(cdpkit::samples::make_policy(k, threshold, stream, model));
+
+    const auto offsets = cdpkit::make_segment_offsets(seg);
+    cdpkit::launch_config config;
+    config.pending_launch_limit = pending_limit;
+    cdpkit::launch_runtime runtime(config);
+    cdpkit::segment_workload workload(offsets, rounds, seg.seed);
+    const std::string input = cdpkit::samples::input_label(seg);
+
+    const auto results = cdpkit::samples::run_policies(workload, runtime, policies, reps);
+    cdpkit::samples::print_results(std::cout, input, workload, results);
+    std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
+              << runtime.pending_budget() << "\n";
+
+    if (!profile_path.empty()) {
+      cdpkit::profiling::profile_document doc("loop_to_child", cdpkit::profiling::device_json());
+      for (const auto& r : results)
+        doc.add_run(cdpkit::samples::to_run_info(input, workload, r), r.m.trace);
+      doc.write(profile_path);
+      std::cout << "profile written to " << profile_path << "\n";
+    }
+    if (!cdpkit::samples::all_verified(results)) {
+      std::cerr << "loop_to_child: a result check FAILED (see the check column)\n";
+      return 1;
+    }
+    return 0;
+  } catch (const cdpkit::input_error& e) {
+    std::cerr << "loop_to_child: " << e.what() << "\n";
+    return 2;
+  } catch (const cdpkit::cuda_error& e) {
+    std::cerr << "loop_to_child: CUDA error: " << e.what() << "\n";
+    return 3;
+  }
+}
