@@ -256,20 +256,41 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-/// d_scan has num_segments + 1 entries; d_scan[num_segments] is the total. Grid-stride over items.
+inline constexpr unsigned int flat_items_per_thread = 8;
+inline constexpr unsigned int flat_tile_items = block_threads * flat_items_per_thread;
+
+/// d_scan has num_segments + 1 entries; d_scan[num_segments] is the total. Blocks walk tiles of
+/// flat_tile_items consecutive items (grid-stride over tiles, so the host needs no total):
+/// 1. thread 0 finds the tile's first and last segments in the whole scan;
+/// 2. each thread finds its items' segments by binary search within that narrow range (a few
+///    cached steps), and neighbouring threads touch neighbouring items (coalesced).
 template <class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     flat_items_kernel(launch_context ctx, segments_view s, const std::uint32_t* d_scan,
                       ItemOp item_op) {
+  __shared__ std::uint32_t range[2];
   const std::uint32_t total = d_scan[s.num_segments];
+  const std::uint64_t num_tiles = (1ull * total + flat_tile_items - 1) / flat_tile_items;
   warp_probe probe(ctx, sites::l2c_flat_items);
-  const std::uint64_t stride = 1ull * gridDim.x * blockDim.x;
-  for (std::uint64_t k64 = 1ull * blockIdx.x * blockDim.x + threadIdx.x; k64 < total;
-       k64 += stride) {
-    probe.step();
-    const auto k = static_cast<std::uint32_t>(k64);
-    const std::uint32_t owner = find_segment(d_scan, s.num_segments, k);
-    call_item(item_op, owner, s.d_begin[owner] + (k - d_scan[owner]));
+  for (std::uint64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    const auto tile_begin = static_cast<std::uint32_t>(tile * flat_tile_items);
+    const std::uint32_t tile_last =
+        total - tile_begin > flat_tile_items ? tile_begin + flat_tile_items - 1 : total - 1;
+    if (threadIdx.x == 0) {
+      range[0] = find_segment(d_scan, s.num_segments, tile_begin);
+      range[1] = find_segment(d_scan, s.num_segments, tile_last);
+    }
+    __syncthreads();
+    const std::uint32_t first = range[0], count = range[1] - range[0] + 1;
+    for (unsigned int r = 0; r < flat_items_per_thread; ++r) {
+      const std::uint32_t k = tile_begin + r * block_threads + threadIdx.x;
+      if (k <= tile_last) {
+        probe.step();
+        const std::uint32_t owner = first + find_segment(d_scan + first, count, k);
+        call_item(item_op, owner, s.d_begin[owner] + (k - d_scan[owner]));
+      }
+    }
+    __syncthreads();  // range[] is rewritten by the next tile
   }
   probe.commit();
 }
