@@ -26,17 +26,23 @@ namespace cdpkit {
 /// Asynchronous for_each_segment: enqueues the work on `stream` and returns. Device-side errors
 /// (a segment with end < start) surface at the next CDPKIT_CHECK_DEVICE_ERRORS(runtime).
 ///
-/// Preconditions: d_begin/d_end hold num_segments device-readable entries; the total number of
+/// Segments: cdpkit::segments_view, or any trivially copyable type with `num_segments` and
+/// `__device__ std::uint32_t begin(i)` / `end(i)`.
+/// Preconditions: the segments' bounds are device-readable; the total number of
 /// items is below 2^32; pre_op and item_op are trivially copyable device callables, and item_op
 /// must not assume any order. `runtime` outlives the work.
-template <class PreOp, class ItemOp>
-void for_each_segment_async(segments_view segments, PreOp pre_op, ItemOp item_op,
+template <class Segments, class PreOp, class ItemOp>
+void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_op,
                             const loop_policy& policy, launch_runtime& runtime,
                             cudaStream_t stream) {
   using namespace loop_to_child_detail;
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
   const std::uint32_t n = segments.num_segments;
   if (n == 0) return;
+  if (policy.child_block_threads == 0 || policy.child_block_threads > 1024 ||
+      policy.child_block_threads % 32 != 0)
+    throw input_error("loop_policy::child_block_threads must be a multiple of 32 in [32, 1024], got " +
+                      std::to_string(policy.child_block_threads));
   const launch_context ctx = runtime.root_context();
   const unsigned int grid = (n + block_threads - 1) / block_threads;
 
@@ -71,19 +77,22 @@ void for_each_segment_async(segments_view segments, PreOp pre_op, ItemOp item_op
                                      ? sites::l2c_child_per_thread
                                      : sites::l2c_thresholded;
       thresholded_kernel<<<grid, block_threads, 0, stream>>>(ctx, segments, pre_op, item_op,
-                                                             threshold, policy.stream, site);
+                                                             threshold, policy.stream, site,
+                                                             policy.child_block_threads);
       break;
     }
     case loop_policy_kind::warp_aggregated: {
       detail::device_buffer<std::uint32_t> scan(n, stream);
       warp_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
-          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data());
+          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
+          policy.child_block_threads);
       break;  // the scan is freed stream-ordered, after the kernel and all its children
     }
     case loop_policy_kind::block_aggregated: {
       detail::device_buffer<std::uint32_t> scan(n, stream);
       block_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
-          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data());
+          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
+          policy.child_block_threads);
       break;
     }
     case loop_policy_kind::flat_balanced: {
@@ -121,8 +130,8 @@ void for_each_segment_async(segments_view segments, PreOp pre_op, ItemOp item_op
 
 /// for_each_segment: as for_each_segment_async, then synchronizes `stream` and throws
 /// cdpkit::cuda_error if the device flagged an error (e.g. a segment with end < start).
-template <class PreOp, class ItemOp>
-void for_each_segment(segments_view segments, PreOp pre_op, ItemOp item_op,
+template <class Segments, class PreOp, class ItemOp>
+void for_each_segment(const Segments& segments, PreOp pre_op, ItemOp item_op,
                       const loop_policy& policy, launch_runtime& runtime = default_runtime(),
                       cudaStream_t stream = nullptr) {
   CDPKIT_NVTX_RANGE("loop_to_child::for_each_segment");

@@ -63,24 +63,33 @@ struct loop_policy {
   std::optional<std::uint32_t> threshold;
   stream_kind stream = stream_kind::fire_and_forget;
   launch_cost_model cost_model{};
+  /// Threads per block of the child grids (a multiple of 32, at most 1024).
+  std::uint32_t child_block_threads = 256;
 
-  static loop_policy serial() { return {loop_policy_kind::serial_loop, {}, {}, {}}; }
+  static loop_policy serial() { return make(loop_policy_kind::serial_loop, {}, {}); }
   static loop_policy child_per_thread(stream_kind s = stream_kind::fire_and_forget) {
-    return {loop_policy_kind::child_per_thread, 0u, s, {}};
+    return make(loop_policy_kind::child_per_thread, 0u, s);
   }
   static loop_policy thresholded(std::optional<std::uint32_t> t = {},
                                  stream_kind s = stream_kind::fire_and_forget) {
-    return {loop_policy_kind::thresholded, t, s, {}};
+    return make(loop_policy_kind::thresholded, t, s);
   }
   static loop_policy warp_aggregated(std::optional<std::uint32_t> t = {},
                                      stream_kind s = stream_kind::fire_and_forget) {
-    return {loop_policy_kind::warp_aggregated, t, s, {}};
+    return make(loop_policy_kind::warp_aggregated, t, s);
   }
   static loop_policy block_aggregated(std::optional<std::uint32_t> t = {},
                                       stream_kind s = stream_kind::fire_and_forget) {
-    return {loop_policy_kind::block_aggregated, t, s, {}};
+    return make(loop_policy_kind::block_aggregated, t, s);
   }
-  static loop_policy flat_balanced() { return {loop_policy_kind::flat_balanced, {}, {}, {}}; }
+  static loop_policy flat_balanced() { return make(loop_policy_kind::flat_balanced, {}, {}); }
+  static loop_policy make(loop_policy_kind k, std::optional<std::uint32_t> t, stream_kind s) {
+    loop_policy p;
+    p.kind = k;
+    p.threshold = t;
+    p.stream = s;
+    return p;
+  }
 
   /// Threads that loop together in this policy's inline path: 1, 32 (warp) or 256 (block).
   [[nodiscard]] std::uint32_t loop_lanes() const noexcept;

@@ -12,15 +12,20 @@
 namespace cdpkit {
 
 /// Device view of the segments: segment i covers items [d_begin[i], d_end[i]).
+///
+/// Any type with `num_segments` and `__device__ begin(i)` / `end(i)` can stand in its place
+/// (e.g. a BFS frontier, whose segment i is the neighbour list of frontier vertex i).
 struct segments_view {
   const std::uint32_t* d_begin;
   const std::uint32_t* d_end;
   std::uint32_t num_segments;
+  __device__ std::uint32_t begin(std::uint32_t i) const { return d_begin[i]; }
+  __device__ std::uint32_t end(std::uint32_t i) const { return d_end[i]; }
 };
 
 namespace loop_to_child_detail {
 
-inline constexpr unsigned int block_threads = 256;  ///< parent and child block size (Fig. 21.5)
+inline constexpr unsigned int block_threads = 256;  ///< parent block size (Fig. 21.5)
 
 /// item_op may take (segment, item) or just (item), as in Fig. 21.4's doMoreWork(j).
 template <class ItemOp>
@@ -33,11 +38,12 @@ __device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std
 }
 
 /// Read segment i's bounds; an inverted segment raises device_error_bad_segment and is empty.
-__device__ __forceinline__ void load_segment(const launch_context& ctx, const segments_view& s,
+template <class Segments>
+__device__ __forceinline__ void load_segment(const launch_context& ctx, const Segments& s,
                                              std::uint32_t i, std::uint32_t& begin,
                                              std::uint32_t& len) {
-  begin = s.d_begin[i];
-  const std::uint32_t end = s.d_end[i];
+  begin = s.begin(i);
+  const std::uint32_t end = s.end(i);
   if (end < begin) {
     raise_device_error(ctx, device_error_bad_segment);
     len = 0;
@@ -60,9 +66,9 @@ __device__ __forceinline__ std::uint32_t find_segment(const std::uint32_t* d_sca
 
 /// A child over the concatenated segments of one group (warp or block): child thread k finds its
 /// segment in the group's exclusive scan and runs item_op there.
-template <class ItemOp>
+template <class Segments, class ItemOp>
 struct group_items_fn {
-  segments_view segments;
+  Segments segments;
   const std::uint32_t* d_scan;  ///< the group's exclusive scan of lengths, `count` entries
   std::uint32_t first_segment;
   std::uint32_t count;
@@ -73,7 +79,7 @@ struct group_items_fn {
     const auto k = static_cast<std::uint32_t>(k64);
     const std::uint32_t s = find_segment(d_scan, count, k);
     const std::uint32_t i = first_segment + s;
-    call_item(item_op, i, segments.d_begin[i] + (k - d_scan[s]));
+    call_item(item_op, i, segments.begin(i) + (k - d_scan[s]));
     probe.commit();
   }
 };

@@ -16,9 +16,9 @@ struct length_histograms {
   unsigned int counts[3][trace_limits::log2_buckets];  // [segment, warp total, block total][bucket]
 };
 
-template <int Unused = 0>
+template <class Segments>
 __global__ void __launch_bounds__(block_threads)
-    length_histogram_kernel(segments_view s, length_histograms* d_hist) {
+    length_histogram_kernel(Segments s, length_histograms* d_hist) {
   __shared__ unsigned int hist[3][trace_limits::log2_buckets];
   __shared__ unsigned int block_total;
   for (unsigned int k = threadIdx.x; k < 3 * trace_limits::log2_buckets; k += blockDim.x)
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(block_threads)
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   std::uint32_t len = 0;
   if (i < s.num_segments) {
-    const std::uint32_t b = s.d_begin[i], e = s.d_end[i];
+    const std::uint32_t b = s.begin(i), e = s.end(i);
     len = e > b ? e - b : 0;  // inverted segments are reported by the main kernel
   }
   if (len > 0) atomicAdd(&hist[0][detail::log2_bucket(len)], 1u);
@@ -72,9 +72,9 @@ struct threshold_arg {
 };
 
 // ---- serial_loop (Fig. 21.4): each thread loops over its own segment ---------------------------
-template <class PreOp, class ItemOp>
+template <class Segments, class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
-    serial_loop_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op) {
+    serial_loop_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   warp_probe probe(ctx, sites::l2c_serial_items);
   if (i < s.num_segments) {
@@ -92,10 +92,11 @@ __global__ void __launch_bounds__(block_threads)
 // ---- child_per_thread and thresholded (Fig. 21.5): a child grid per long segment ---------------
 // threshold 0 launches for every non-empty segment (child_per_thread). A segment that is not
 // launched (short, or the launch layer said no) is looped over by its thread.
-template <class PreOp, class ItemOp>
+template <class Segments, class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
-    thresholded_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
-                       threshold_arg t, stream_kind stream, std::uint16_t site) {
+    thresholded_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
+                       threshold_arg t, stream_kind stream, std::uint16_t site,
+                       unsigned int child_threads) {
   const std::uint32_t threshold = t.resolve();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   warp_probe probe(ctx, sites::l2c_inline_items);
@@ -105,7 +106,7 @@ __global__ void __launch_bounds__(block_threads)
     load_segment(ctx, s, i, begin, len);
     bool launched = false;
     if (len > threshold) {
-      launched = static_cast<bool>(launch_items(ctx, site, len, block_threads, stream,
+      launched = static_cast<bool>(launch_items(ctx, site, len, child_threads, stream,
                                                 segment_items_fn<ItemOp>{i, begin, item_op}));
       if (!launched && ctx.tracing) atomicAdd(&ctx.state->sites[site].inline_items, 1ull * len);
     }
@@ -125,10 +126,11 @@ __global__ void __launch_bounds__(block_threads)
 //    child finds (segment, offset) by binary search in the scan, written to d_scan);
 // 4. otherwise, or if the launch layer said no, the warp does the items itself, 32 at a time,
 //    finding each item's segment by a shuffle-based binary search: no lane idles.
-template <class PreOp, class ItemOp>
+template <class Segments, class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
-    warp_aggregated_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
-                           threshold_arg t, stream_kind stream, std::uint32_t* d_scan) {
+    warp_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
+                           threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
+                           unsigned int child_threads) {
   constexpr unsigned int full = 0xffffffffu;
   const std::uint32_t threshold = t.resolve();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -159,8 +161,8 @@ __global__ void __launch_bounds__(block_threads)
     if (lane == 0) {
       __threadfence();  // the lanes' pre_op and scan writes, before the child can read them
       launched = static_cast<bool>(
-          launch_items(ctx, sites::l2c_warp_aggregated, total, block_threads, stream,
-                       group_items_fn<ItemOp>{s, d_scan + warp_first, warp_first, count, item_op}));
+          launch_items(ctx, sites::l2c_warp_aggregated, total, child_threads, stream,
+                       group_items_fn<Segments, ItemOp>{s, d_scan + warp_first, warp_first, count, item_op}));
       if (!launched && ctx.tracing)
         atomicAdd(&ctx.state->sites[sites::l2c_warp_aggregated].inline_items, 1ull * total);
     }
@@ -191,10 +193,11 @@ __global__ void __launch_bounds__(block_threads)
 
 // ---- block_aggregated (KLAP): one child per block over its threads' concatenated segments ------
 // Same four steps as the warp version, with a CUB block scan and a shared-memory search.
-template <class PreOp, class ItemOp>
+template <class Segments, class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
-    block_aggregated_kernel(launch_context ctx, segments_view s, PreOp pre_op, ItemOp item_op,
-                            threshold_arg t, stream_kind stream, std::uint32_t* d_scan) {
+    block_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
+                            threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
+                           unsigned int child_threads) {
   const std::uint32_t threshold = t.resolve();
   using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
   __shared__ typename block_scan::TempStorage scan_storage;
@@ -224,8 +227,8 @@ __global__ void __launch_bounds__(block_threads)
   if (total > threshold && threadIdx.x == 0) {
     __threadfence();
     s_launched = static_cast<bool>(launch_items(
-        ctx, sites::l2c_block_aggregated, total, block_threads, stream,
-        group_items_fn<ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
+        ctx, sites::l2c_block_aggregated, total, child_threads, stream,
+        group_items_fn<Segments, ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
     if (!s_launched && ctx.tracing)
       atomicAdd(&ctx.state->sites[sites::l2c_block_aggregated].inline_items, 1ull * total);
   }
@@ -242,9 +245,9 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 // ---- flat_balanced (no CDP): pre_op + lengths, exclusive scan, one balanced grid over items ----
-template <class PreOp>
+template <class Segments, class PreOp>
 __global__ void __launch_bounds__(block_threads)
-    flat_prepare_kernel(launch_context ctx, segments_view s, PreOp pre_op, std::uint32_t* d_len) {
+    flat_prepare_kernel(launch_context ctx, Segments s, PreOp pre_op, std::uint32_t* d_len) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < s.num_segments) {
     pre_op(i);
@@ -264,9 +267,9 @@ inline constexpr unsigned int flat_tile_items = block_threads * flat_items_per_t
 /// 1. thread 0 finds the tile's first and last segments in the whole scan;
 /// 2. each thread finds its items' segments by binary search within that narrow range (a few
 ///    cached steps), and neighbouring threads touch neighbouring items (coalesced).
-template <class ItemOp>
+template <class Segments, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
-    flat_items_kernel(launch_context ctx, segments_view s, const std::uint32_t* d_scan,
+    flat_items_kernel(launch_context ctx, Segments s, const std::uint32_t* d_scan,
                       ItemOp item_op) {
   __shared__ std::uint32_t range[2];
   const std::uint32_t total = d_scan[s.num_segments];
@@ -287,7 +290,7 @@ __global__ void __launch_bounds__(block_threads)
       if (k <= tile_last) {
         probe.step();
         const std::uint32_t owner = first + find_segment(d_scan + first, count, k);
-        call_item(item_op, owner, s.d_begin[owner] + (k - d_scan[owner]));
+        call_item(item_op, owner, s.begin(owner) + (k - d_scan[owner]));
       }
     }
     __syncthreads();  // range[] is rewritten by the next tile
