@@ -6,6 +6,7 @@
 #include "gpu.hpp"
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/bfs.hpp>
 #include <cdpkit/graph.hpp>
 
 #include <algorithm>
@@ -218,4 +219,39 @@ TEST_CASE("the shared real graphs load with their documented sizes" *
   }
   const auto fb = cdpkit::load_graph((shared_graphs / "facebook_combined.txt").string());
   CHECK(fb.max_degree() == 1045u);
+}
+
+TEST_CASE("the CPU reference BFS and the Graph500 validation agree and catch corruption") {
+  const auto g = cdpkit::build_csr([] {
+    cdpkit::edge_list l;
+    l.num_vertices = 6;
+    l.edges = {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {4, 5}};
+    return l;
+  }());
+  const auto levels = cdpkit::bfs_reference(g, 0);
+  CHECK(levels == std::vector<std::uint32_t>{0, 1, 2, 1, cdpkit::bfs_unreached, cdpkit::bfs_unreached});
+  CHECK(cdpkit::validate_bfs_levels(g, 0, levels).errors == 0u);
+  CHECK(cdpkit::bfs_traversed_edges(g, levels) == 4u);
+  auto bad = levels;
+  bad[2] = 3;  // no neighbour at level 2, and the edge (2, 3) spans levels 3 and 1
+  const auto v = cdpkit::validate_bfs_levels(g, 0, bad);
+  CHECK(v.errors >= 2u);
+  bad = levels;
+  bad[4] = 1;  // reached next to an unreached vertex
+  CHECK(cdpkit::validate_bfs_levels(g, 0, bad).first_error.find("joins a reached and an unreached") !=
+        std::string::npos);
+  CHECK_THROWS_AS(cdpkit::bfs_reference(g, 6), cdpkit::input_error);
+  CHECK(cdpkit::parse_bfs_variant("device_driver") == cdpkit::bfs_variant::device_driver);
+  CHECK_THROWS_WITH_AS(cdpkit::parse_bfs_variant("magic"), doctest::Contains("unknown BFS variant 'magic'"),
+                       cdpkit::input_error);
+}
+
+TEST_CASE("the graph-wide BFS threshold keeps the vertices above it within half the budget") {
+  const auto g = cdpkit::build_csr(cdpkit::make_rmat(14, 16, 4));
+  cdpkit::bfs_options o;
+  const auto t = cdpkit::default_bfs_threshold(g, o, 2048);
+  std::uint64_t above = 0;
+  for (std::uint32_t v = 0; v < g.num_vertices; ++v) above += g.degree(v) > t;
+  CHECK(above <= 1024u);
+  CHECK(t >= o.cost_model.threshold(cdpkit::stream_kind::fire_and_forget));
 }

@@ -114,11 +114,11 @@ __device__ inline void count_error_code(site_counters& c, int code) {
 
 /// Append the record (when it fits) and update the site's counters.
 __device__ inline void trace_request(const launch_context& parent, std::uint32_t record,
-                                     std::uint16_t site, std::uint32_t blocks,
+                                     std::uint16_t site, std::uint16_t depth,
+                                     std::uint32_t blocks,
                                      std::uint32_t block_threads, std::uint32_t work,
                                      stream_kind stream, launch_result result) {
   launch_state* s = parent.state;
-  const std::uint16_t depth = static_cast<std::uint16_t>(parent.depth + 1);
   if (record < s->record_capacity) {
     launch_record& r = s->records[record];
     r.t_ns = global_timer_ns();
@@ -165,34 +165,29 @@ __global__ void child_entry_kernel(launch_context self, Body body) {
   detail::child_block_done(self);
 }
 
-/// Request a child grid running `body(child_context)` on every thread of `grid` x `block`.
-///
-/// Preconditions: called from a grid launched with a launch_context (`parent`); `site` <
-/// trace_limits::max_sites; grid has at least one block. `work` (optional) is the number of useful
-/// items the child covers; it feeds the child-size histograms.
-/// Returns launched, or the reason the caller must now do the work itself (budget, depth, error).
-/// Never blocks; never waits for the child (CDP2: a parent cannot wait; use stream_kind::tail for
-/// work that must follow).
+namespace detail {
+/// One launch request; the child's depth is the parent's plus depth_step (0 for a continuation).
 template <class Body>
-__device__ launch_result launch_child(const launch_context& parent, std::uint16_t site, dim3 grid,
-                                      dim3 block, stream_kind stream, const Body& body,
-                                      unsigned int shared_bytes = 0, std::uint32_t work = 0) {
+__device__ launch_result launch_impl(const launch_context& parent, std::uint16_t site, dim3 grid,
+                                     dim3 block, stream_kind stream, const Body& body,
+                                     unsigned int shared_bytes, std::uint32_t work,
+                                     std::uint16_t depth_step) {
   launch_state* s = parent.state;
   if (site >= trace_limits::max_sites) {
-    detail::raise_device_error(s, device_error_bad_site);
+    raise_device_error(s, device_error_bad_site);
     site = trace_limits::max_sites - 1;
   }
   const std::uint32_t blocks = grid.x * grid.y * grid.z;
-  launch_context child{s, no_record, no_slot, static_cast<std::uint16_t>(parent.depth + 1), site,
-                       parent.tracing, {0, 0, 0}};
-  if (parent.tracing) child.record = detail::reserve_record(s);
+  const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
+  launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
+  if (parent.tracing) child.record = reserve_record(s);
 
   launch_result result{launch_outcome::launched, cudaSuccess};
   if (blocks == 0) {
     result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
-  } else if (parent.depth + 1 > s->max_depth) {
+  } else if (depth > s->max_depth) {
     result = {launch_outcome::fallback_depth, cudaSuccess};
-  } else if (!detail::acquire_pending(s, blocks, &child.slot, parent.tracing)) {
+  } else if (!acquire_pending(s, blocks, &child.slot, parent.tracing)) {
     result = {launch_outcome::fallback_budget, cudaSuccess};
   } else {
     cudaStream_t st = cudaStreamFireAndForget;
@@ -213,15 +208,43 @@ __device__ launch_result launch_child(const launch_context& parent, std::uint16_
       (void)cudaGetLastError();
     }
     if (err != cudaSuccess) {
-      detail::release_pending(s, child.slot);
+      release_pending(s, child.slot);
       result = {launch_outcome::fallback_error, err};
     }
   }
   if (parent.tracing) {
-    detail::trace_request(parent, child.record, site, blocks, block.x * block.y * block.z, work,
-                          stream, result);
+    trace_request(parent, child.record, site, depth, blocks, block.x * block.y * block.z, work,
+                  stream, result);
   }
   return result;
+}
+}  // namespace detail
+
+/// Request a child grid running `body(child_context)` on every thread of `grid` x `block`.
+///
+/// Preconditions: called from a grid launched with a launch_context (`parent`); `site` <
+/// trace_limits::max_sites; grid has at least one block. `work` (optional) is the number of useful
+/// items the child covers; it feeds the child-size histograms.
+/// Returns launched, or the reason the caller must now do the work itself (budget, depth, error).
+/// Never blocks; never waits for the child (CDP2: a parent cannot wait; use stream_kind::tail for
+/// work that must follow).
+template <class Body>
+__device__ launch_result launch_child(const launch_context& parent, std::uint16_t site, dim3 grid,
+                                      dim3 block, stream_kind stream, const Body& body,
+                                      unsigned int shared_bytes = 0, std::uint32_t work = 0) {
+  return detail::launch_impl(parent, site, grid, block, stream, body, shared_bytes, work, 1);
+}
+
+/// Request the continuation of the calling grid: `body` runs on a tail launch, after the
+/// calling grid and everything it launched have finished, at the *same* depth (a continuation
+/// is the next step of a loop, not a deeper level). The way to move a host loop onto the device
+/// under CDP2, where a parent cannot wait for its children. Same contract as launch_child; when
+/// it is not launched, the caller must arrange for the rest of the loop (e.g. hand it back to
+/// the host).
+template <class Body>
+__device__ launch_result launch_continuation(const launch_context& self, std::uint16_t site,
+                                             dim3 grid, dim3 block, const Body& body) {
+  return detail::launch_impl(self, site, grid, block, stream_kind::tail, body, 0u, 0u, 0);
 }
 
 namespace detail {

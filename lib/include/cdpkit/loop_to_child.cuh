@@ -73,9 +73,10 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
       break;
     case loop_policy_kind::child_per_thread:
     case loop_policy_kind::thresholded: {
-      const std::uint16_t site = policy.kind == loop_policy_kind::child_per_thread
-                                     ? sites::l2c_child_per_thread
-                                     : sites::l2c_thresholded;
+      const std::uint16_t site = policy.launch_site.value_or(
+          policy.kind == loop_policy_kind::child_per_thread
+              ? static_cast<std::uint16_t>(sites::l2c_child_per_thread)
+              : static_cast<std::uint16_t>(sites::l2c_thresholded));
       thresholded_kernel<<<grid, block_threads, 0, stream>>>(ctx, segments, pre_op, item_op,
                                                              threshold, policy.stream, site,
                                                              policy.child_block_threads);
@@ -85,14 +86,14 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
       detail::device_buffer<std::uint32_t> scan(n, stream);
       warp_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
           ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
-          policy.child_block_threads);
+          policy.child_block_threads, policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_warp_aggregated)));
       break;  // the scan is freed stream-ordered, after the kernel and all its children
     }
     case loop_policy_kind::block_aggregated: {
       detail::device_buffer<std::uint32_t> scan(n, stream);
       block_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
           ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
-          policy.child_block_threads);
+          policy.child_block_threads, policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_block_aggregated)));
       break;
     }
     case loop_policy_kind::flat_balanced: {

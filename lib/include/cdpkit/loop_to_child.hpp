@@ -65,6 +65,9 @@ struct loop_policy {
   launch_cost_model cost_model{};
   /// Threads per block of the child grids (a multiple of 32, at most 1024).
   std::uint32_t child_block_threads = 256;
+  /// Launch site recorded in the trace for this policy's launches (an algorithm built on
+  /// loop-to-child names its own, e.g. sites::bfs_neighbors); unset: loop_to_child.<policy>.
+  std::optional<std::uint16_t> launch_site;
 
   static loop_policy serial() { return make(loop_policy_kind::serial_loop, {}, {}); }
   static loop_policy child_per_thread(stream_kind s = stream_kind::fire_and_forget) {

@@ -32,6 +32,9 @@ const char* builtin_name(std::uint16_t id) {
     case l2c_child_items: return "loop_to_child.child_items";
     case l2c_cooperative_items: return "loop_to_child.cooperative_items";
     case l2c_flat_items: return "loop_to_child.flat_items";
+    case bfs_neighbors: return "bfs.neighbors";
+    case bfs_level: return "bfs.level";
+    case bfs_driver: return "bfs.driver";
     default: return nullptr;
   }
 }

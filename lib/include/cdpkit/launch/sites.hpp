@@ -23,6 +23,10 @@ enum : std::uint16_t {
   l2c_child_items = 10,
   l2c_cooperative_items = 11,
   l2c_flat_items = 12,
+  // bfs
+  bfs_neighbors = 16,      ///< a child grid over a frontier vertex's neighbours
+  bfs_level = 17,          ///< the device driver's grid over one level's frontier
+  bfs_driver = 18,         ///< the device driver's tail-launched continuation (next level)
   first_user_site = 32,
 };
 

@@ -91,13 +91,13 @@ __global__ void __launch_bounds__(block_threads)
 
 // ---- child_per_thread and thresholded (Fig. 21.5): a child grid per long segment ---------------
 // threshold 0 launches for every non-empty segment (child_per_thread). A segment that is not
-// launched (short, or the launch layer said no) is looped over by its thread.
+// launched (short, or the launch layer said no) is looped over by its thread. The agent is a
+// device function so that a grid launched from the device (BFS's device driver) can run it too.
 template <class Segments, class PreOp, class ItemOp>
-__global__ void __launch_bounds__(block_threads)
-    thresholded_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
-                       threshold_arg t, stream_kind stream, std::uint16_t site,
-                       unsigned int child_threads) {
-  const std::uint32_t threshold = t.resolve();
+__device__ void thresholded_agent(const launch_context& ctx, const Segments& s, const PreOp& pre_op,
+                                  const ItemOp& item_op, std::uint32_t threshold,
+                                  stream_kind stream, std::uint16_t site,
+                                  unsigned int child_threads) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   warp_probe probe(ctx, sites::l2c_inline_items);
   if (i < s.num_segments) {
@@ -120,6 +120,14 @@ __global__ void __launch_bounds__(block_threads)
   probe.commit();
 }
 
+template <class Segments, class PreOp, class ItemOp>
+__global__ void __launch_bounds__(block_threads)
+    thresholded_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
+                       threshold_arg t, stream_kind stream, std::uint16_t site,
+                       unsigned int child_threads) {
+  thresholded_agent(ctx, s, pre_op, item_op, t.resolve(), stream, site, child_threads);
+}
+
 // ---- warp_aggregated (KLAP): one child per warp over its lanes' concatenated segments ----------
 // 1. each lane runs pre_op and reads its segment; 2. warp exclusive scan of lengths;
 // 3. if the warp's total exceeds the threshold, lane 0 launches one child over the total (the
@@ -130,7 +138,7 @@ template <class Segments, class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     warp_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
                            threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
-                           unsigned int child_threads) {
+                           unsigned int child_threads, std::uint16_t site) {
   constexpr unsigned int full = 0xffffffffu;
   const std::uint32_t threshold = t.resolve();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -161,10 +169,10 @@ __global__ void __launch_bounds__(block_threads)
     if (lane == 0) {
       __threadfence();  // the lanes' pre_op and scan writes, before the child can read them
       launched = static_cast<bool>(
-          launch_items(ctx, sites::l2c_warp_aggregated, total, child_threads, stream,
+          launch_items(ctx, site, total, child_threads, stream,
                        group_items_fn<Segments, ItemOp>{s, d_scan + warp_first, warp_first, count, item_op}));
       if (!launched && ctx.tracing)
-        atomicAdd(&ctx.state->sites[sites::l2c_warp_aggregated].inline_items, 1ull * total);
+        atomicAdd(&ctx.state->sites[site].inline_items, 1ull * total);
     }
     launched = __shfl_sync(full, launched, 0);
   }
@@ -197,7 +205,7 @@ template <class Segments, class PreOp, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     block_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
                             threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
-                           unsigned int child_threads) {
+                           unsigned int child_threads, std::uint16_t site) {
   const std::uint32_t threshold = t.resolve();
   using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
   __shared__ typename block_scan::TempStorage scan_storage;
@@ -227,10 +235,10 @@ __global__ void __launch_bounds__(block_threads)
   if (total > threshold && threadIdx.x == 0) {
     __threadfence();
     s_launched = static_cast<bool>(launch_items(
-        ctx, sites::l2c_block_aggregated, total, child_threads, stream,
+        ctx, site, total, child_threads, stream,
         group_items_fn<Segments, ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
     if (!s_launched && ctx.tracing)
-      atomicAdd(&ctx.state->sites[sites::l2c_block_aggregated].inline_items, 1ull * total);
+      atomicAdd(&ctx.state->sites[site].inline_items, 1ull * total);
   }
   __syncthreads();
   if (s_launched) return;

@@ -1,0 +1,278 @@
+// BFS: the level loop (on the host, or on the device for device_driver) around a loop-to-child
+// neighbour expansion.
+
+#include <cdpkit/bfs.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.cuh>
+#include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/nvtx.hpp>
+
+#include <string>
+#include <utility>
+
+namespace cdpkit {
+
+namespace {
+
+/// Segment i of a frontier: the neighbour list of frontier vertex i.
+struct frontier_segments {
+  const std::uint32_t* d_offsets;
+  const std::uint32_t* d_frontier;
+  std::uint32_t num_segments;
+  __device__ std::uint32_t begin(std::uint32_t i) const { return d_offsets[d_frontier[i]]; }
+  __device__ std::uint32_t end(std::uint32_t i) const { return d_offsets[d_frontier[i] + 1]; }
+};
+
+struct no_pre_op {
+  __device__ void operator()(std::uint32_t) const {}
+};
+
+/// Visit neighbour j: claim its vertex for the next level and append it to the next frontier
+/// (one atomicAdd per warp for the appends).
+struct visit_op {
+  const std::uint32_t* d_neighbors;
+  std::uint32_t* d_levels;
+  std::uint32_t next_level;
+  std::uint32_t* d_next;
+  std::uint32_t* d_next_count;
+  __device__ void operator()(std::uint32_t, std::uint32_t j) const {
+    const std::uint32_t v = d_neighbors[j];
+    if (d_levels[v] != bfs_unreached ||
+        atomicCAS(&d_levels[v], bfs_unreached, next_level) != bfs_unreached)
+      return;
+    const unsigned int mask = __activemask();
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    const unsigned int leader = __ffs(mask) - 1;
+    const unsigned int rank = __popc(mask & ((1u << lane) - 1u));
+    std::uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(d_next_count, static_cast<unsigned int>(__popc(mask)));
+    base = __shfl_sync(mask, base, leader);
+    d_next[base + rank] = v;
+  }
+};
+
+__global__ void bfs_init_kernel(std::uint32_t* d_levels, std::uint32_t n, std::uint32_t source,
+                                std::uint32_t* d_frontier, std::uint32_t* d_counters) {
+  const std::uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v < n) d_levels[v] = v == source ? 0u : bfs_unreached;
+  if (v == 0) {
+    d_frontier[0] = source;
+    d_counters[0] = 1;  // frontier 0 holds the source
+    d_counters[1] = 0;
+    d_counters[2] = 0;  // driver: levels driven on the device
+    d_counters[3] = 0;  // driver: 1 = handed back to the host
+    d_counters[4] = 0;  // driver: level to resume at
+    d_counters[5] = 0;  // driver: frontier buffer to resume from
+  }
+}
+
+// ---- device driver --------------------------------------------------------------------------
+struct driver_args {
+  const std::uint32_t* d_offsets;
+  const std::uint32_t* d_neighbors;
+  std::uint32_t* d_levels;
+  std::uint32_t* d_frontier0;
+  std::uint32_t* d_frontier1;
+  std::uint32_t* d_counters;
+  std::uint32_t threshold;
+};
+
+/// One level's expansion, launched by the driver: the thresholded agent over the frontier.
+struct level_body {
+  driver_args a;
+  std::uint32_t level;
+  std::uint32_t cur;
+  std::uint32_t count;
+  __device__ void operator()(const launch_context& self) const {
+    std::uint32_t* cur_frontier = cur == 0 ? a.d_frontier0 : a.d_frontier1;
+    std::uint32_t* next_frontier = cur == 0 ? a.d_frontier1 : a.d_frontier0;
+    loop_to_child_detail::thresholded_agent(
+        self, frontier_segments{a.d_offsets, cur_frontier, count}, no_pre_op{},
+        visit_op{a.d_neighbors, a.d_levels, level + 1, next_frontier, &a.d_counters[1 - cur]},
+        a.threshold, stream_kind::fire_and_forget, sites::bfs_neighbors,
+        loop_to_child_detail::block_threads);
+  }
+};
+
+/// The level loop on the device: read the frontier size, launch the level, and tail-launch the
+/// next step, which runs once this grid and the level's grids have finished. When a launch is
+/// refused, the loop is handed back to the host with the level to resume at.
+struct driver_body {
+  driver_args a;
+  std::uint32_t level;
+  std::uint32_t cur;
+  __device__ void operator()(const launch_context& self) const {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    const std::uint32_t count = a.d_counters[cur];
+    if (count == 0) return;  // done: the last level found nothing
+    a.d_counters[1 - cur] = 0;
+    const unsigned int grid = (count + loop_to_child_detail::block_threads - 1) /
+                              loop_to_child_detail::block_threads;
+    const launch_result r = launch_child(self, sites::bfs_level, dim3(grid),
+                                         dim3(loop_to_child_detail::block_threads),
+                                         stream_kind::fire_and_forget,
+                                         level_body{a, level, cur, count}, 0u, count);
+    if (!r) {
+      hand_back(level, cur);
+      return;
+    }
+    a.d_counters[2] = level + 1;  // levels expanded on the device so far
+    if (!launch_continuation(self, sites::bfs_driver, dim3(1), dim3(32),
+                             driver_body{a, level + 1, 1 - cur})) {
+      hand_back(level + 1, 1 - cur);
+    }
+  }
+  __device__ void hand_back(std::uint32_t resume_level, std::uint32_t resume_cur) const {
+    a.d_counters[3] = 1;
+    a.d_counters[4] = resume_level;
+    a.d_counters[5] = resume_cur;
+  }
+};
+
+__global__ void driver_root_kernel(launch_context ctx, driver_body body) { body(ctx); }
+
+loop_policy policy_for(const bfs_options& o) {
+  loop_policy p;
+  p.cost_model = o.cost_model;
+  p.threshold = o.threshold;
+  p.launch_site = static_cast<std::uint16_t>(sites::bfs_neighbors);
+  switch (o.variant) {
+    case bfs_variant::vertex_loop: p.kind = loop_policy_kind::serial_loop; break;
+    case bfs_variant::cdp_naive:
+      p.kind = loop_policy_kind::child_per_thread;
+      p.threshold = 0u;
+      p.stream = stream_kind::null_stream;
+      p.child_block_threads = 1024;
+      break;
+    case bfs_variant::cdp_streams:
+      p.kind = loop_policy_kind::child_per_thread;
+      p.threshold = 0u;
+      p.stream = stream_kind::named_per_thread;
+      p.child_block_threads = 1024;
+      break;
+    case bfs_variant::cdp_threshold:
+    case bfs_variant::device_driver: p.kind = loop_policy_kind::thresholded; break;
+    case bfs_variant::cdp_aggregated_warp: p.kind = loop_policy_kind::warp_aggregated; break;
+    case bfs_variant::cdp_aggregated_block: p.kind = loop_policy_kind::block_aggregated; break;
+    case bfs_variant::edge_balanced: p.kind = loop_policy_kind::flat_balanced; break;
+  }
+  return p;
+}
+
+}  // namespace
+
+bfs_engine::bfs_engine(const device_graph& graph) : graph_(&graph) {
+  const std::size_t n = std::max<std::size_t>(1, graph.num_vertices());
+  try {
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_levels_, sizeof(std::uint32_t) * n));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_frontier_[0], sizeof(std::uint32_t) * n));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_frontier_[1], sizeof(std::uint32_t) * n));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_counters_, sizeof(std::uint32_t) * 8));
+    CDPKIT_CUDA_TRY(cudaMallocHost(&h_counters_, sizeof(std::uint32_t) * 8));
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+bfs_engine::~bfs_engine() { release(); }
+
+bfs_engine::bfs_engine(bfs_engine&& o) noexcept
+    : graph_(o.graph_), d_levels_(std::exchange(o.d_levels_, nullptr)),
+      d_frontier_{std::exchange(o.d_frontier_[0], nullptr), std::exchange(o.d_frontier_[1], nullptr)},
+      d_counters_(std::exchange(o.d_counters_, nullptr)),
+      h_counters_(std::exchange(o.h_counters_, nullptr)) {}
+
+void bfs_engine::release() noexcept {
+  (void)cudaFree(d_levels_);
+  (void)cudaFree(d_frontier_[0]);
+  (void)cudaFree(d_frontier_[1]);
+  (void)cudaFree(d_counters_);
+  (void)cudaFreeHost(h_counters_);
+  d_levels_ = d_frontier_[0] = d_frontier_[1] = d_counters_ = h_counters_ = nullptr;
+}
+
+bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
+                          launch_runtime& runtime, cudaStream_t stream) {
+  CDPKIT_NVTX_RANGE("bfs::run");
+  const std::uint32_t n = graph_->num_vertices();
+  if (source >= n)
+    throw input_error("bfs: source " + std::to_string(source) + " is not a vertex (the graph has " +
+                      std::to_string(n) + ")");
+  bfs_init_kernel<<<(n + 255) / 256, 256, 0, stream>>>(d_levels_, n, source, d_frontier_[0],
+                                                        d_counters_);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  if (options.variant != bfs_variant::device_driver)
+    return run_host_loop(0, 1, 0, options, runtime, stream);
+
+  if (!options.threshold)
+    throw input_error("bfs: device_driver needs a threshold (see default_bfs_threshold)");
+  const driver_args args{graph_->d_offsets(), graph_->d_neighbors(), d_levels_, d_frontier_[0],
+                         d_frontier_[1], d_counters_, *options.threshold};
+  {
+    CDPKIT_NVTX_RANGE("bfs::device_driver");
+    driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0});
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_, d_counters_, sizeof(std::uint32_t) * 8,
+                                    cudaMemcpyDeviceToHost, stream));
+    CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  }
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  bfs_stats stats;
+  stats.device_levels = h_counters_[2];
+  if (h_counters_[3] != 0) {
+    // the device could not launch: finish the remaining levels from the host
+    const std::uint32_t level = h_counters_[4], cur = h_counters_[5];
+    const std::uint32_t count = h_counters_[cur];
+    bfs_stats rest = run_host_loop(level, count, static_cast<int>(cur), options, runtime, stream);
+    rest.device_levels = stats.device_levels;
+    rest.driver_handed_back = true;
+    return rest;
+  }
+  stats.num_levels = stats.device_levels;
+  return stats;
+}
+
+bfs_stats bfs_engine::run_host_loop(std::uint32_t level, std::uint32_t count, int cur,
+                                    const bfs_options& options, launch_runtime& runtime,
+                                    cudaStream_t stream) {
+  const loop_policy policy = policy_for(options);
+  while (count > 0) {
+    const std::string range = "bfs level " + std::to_string(level);
+    CDPKIT_NVTX_RANGE(range.c_str());
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(&d_counters_[1 - cur], 0, sizeof(std::uint32_t), stream));
+    for_each_segment_async(
+        frontier_segments{graph_->d_offsets(), d_frontier_[cur], count}, no_pre_op{},
+        visit_op{graph_->d_neighbors(), d_levels_, level + 1, d_frontier_[1 - cur],
+                 &d_counters_[1 - cur]},
+        policy, runtime, stream);
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_, &d_counters_[1 - cur], sizeof(std::uint32_t),
+                                    cudaMemcpyDeviceToHost, stream));
+    CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+    count = h_counters_[0];
+    cur = 1 - cur;
+    ++level;
+  }
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  bfs_stats stats;
+  stats.num_levels = level;
+  return stats;
+}
+
+std::vector<std::uint32_t> bfs_engine::levels() const {
+  std::vector<std::uint32_t> out(graph_->num_vertices());
+  if (!out.empty())
+    CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_levels_, sizeof(std::uint32_t) * out.size(),
+                               cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<std::uint32_t> bfs(const device_graph& graph, std::uint32_t source,
+                               const bfs_options& options, launch_runtime& runtime) {
+  bfs_engine engine(graph);
+  (void)engine.run(source, options, runtime);
+  return engine.levels();
+}
+
+}  // namespace cdpkit
