@@ -1,0 +1,122 @@
+// bfs_bench — every BFS variant on RMAT scale 20 and 22, a grid and the shared real graphs, in
+// one process: ratios to vertex_loop and edge_balanced, a threshold sweep on RMAT, and the
+// calibration of the BFS cost model (a lone thread walking a hub). JSON in the BENCH.md shape.
+
+#include "bfs_driver.hpp"
+
+#include <cdpkit/bfs.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/graph.hpp>
+#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/profiling/table.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+cdpkit::csr_graph star(std::uint32_t leaves) {
+  cdpkit::edge_list list;
+  list.num_vertices = leaves + 1;
+  for (std::uint32_t v = 1; v <= leaves; ++v) list.edges.emplace_back(0, v);
+  return cdpkit::build_csr(list);
+}
+
+/// ns per neighbour of one thread looping over a hub's list: vertex_loop from the hub of two
+/// stars, the slope between them.
+double calibrate_neighbor_ns(cdpkit::launch_runtime& runtime, int reps) {
+  const auto time_star = [&](std::uint32_t leaves) {
+    const auto g = star(leaves);
+    cdpkit::device_graph dg(g);
+    cdpkit::bfs_engine engine(dg);
+    cdpkit::bfs_options o;
+    o.variant = cdpkit::bfs_variant::vertex_loop;
+    return cdpkit::profiling::time_runs([&](cudaStream_t s) { engine.run(0, o, runtime, s); }, {},
+                                        reps, 1, nullptr)
+        .median_ms;
+  };
+  const std::uint32_t small = 1u << 16, large = 1u << 20;
+  const double ns = (time_star(large) - time_star(small)) * 1e6 / (large - small);
+  return ns > 0 ? ns : cdpkit::bfs_options::default_bfs_cost_model().serial_item_ns;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bfs_bench: every BFS variant on RMAT 20/22, a grid and the shared graphs"};
+  std::vector<std::string> graphs = {"rmat:20", "rmat:22", "grid:1024"};
+  std::string data_dir = CDPKIT_SHARED_DATA_DIR "/graphs", json_path;
+  int reps = 5;
+  app.add_option("--graphs", graphs, "graph specs")->delimiter(',')->capture_default_str();
+  app.add_option("--data", data_dir, "folder of the shared real graphs (skipped when absent)")
+      ->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    cdpkit::launch_runtime runtime;
+    auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());
+    const double neighbor_ns = calibrate_neighbor_ns(runtime, reps);
+    std::cout << "cost model: a lone thread visits a neighbour in "
+              << cdpkit::profiling::format("%.2f", neighbor_ns) << " ns (calibrated on a star)\n";
+    doc["cost_model"] = {{"serial_item_ns", neighbor_ns}};
+
+    std::vector<std::string> inputs = graphs;
+    if (std::filesystem::exists(data_dir)) {
+      for (const char* f : {"facebook_combined.txt", "ca-GrQc.txt", "USpowerGrid.txt", "p2p-Gnutella08.txt"})
+        inputs.push_back((std::filesystem::path(data_dir) / f).string());
+    } else {
+      std::cout << "(shared graphs not found at " << data_dir << ": skipped)\n";
+    }
+    bool ok = true;
+    for (const auto& spec : inputs) {
+      const auto graph = cdpkit::load_graph(spec);
+      const auto c = cdpkit::samples::make_bfs_case(
+          std::filesystem::path(spec).filename().string(), graph,
+          cdpkit::samples::highest_degree_vertex(graph));
+      cdpkit::device_graph dgraph(graph);
+      std::vector<cdpkit::bfs_options> runs;
+      for (auto v : cdpkit::all_bfs_variants()) {
+        cdpkit::bfs_options o;
+        o.variant = v;
+        runs.push_back(o);
+      }
+      if (spec.rfind("rmat:", 0) == 0) {
+        for (std::uint32_t t : {64u, 256u, 1200u, 4096u}) {
+          cdpkit::bfs_options o;
+          o.variant = cdpkit::bfs_variant::cdp_threshold;
+          o.threshold = t;
+          runs.push_back(o);
+          o.variant = cdpkit::bfs_variant::cdp_aggregated_warp;
+          runs.push_back(o);
+        }
+      }
+      const auto results = cdpkit::samples::run_bfs_variants(c, dgraph, runtime, runs, reps);
+      cdpkit::samples::print_bfs_results(std::cout, c, results);
+      for (const auto& r : results)
+        doc["rows"].push_back(cdpkit::profiling::bench_row_json(cdpkit::samples::to_bench_row(c, r)));
+      ok = ok && cdpkit::samples::all_verified(results);
+    }
+    if (!json_path.empty()) {
+      cdpkit::profiling::write_json_file(doc, json_path);
+      std::cout << "\nrows written to " << json_path << "\n";
+    }
+    if (!ok) {
+      std::cerr << "bfs_bench: a result check FAILED\n";
+      return 1;
+    }
+    return 0;
+  } catch (const cdpkit::input_error& e) {
+    std::cerr << "bfs_bench: " << e.what() << "\n";
+    return 2;
+  } catch (const cdpkit::cuda_error& e) {
+    std::cerr << "bfs_bench: CUDA error: " << e.what() << "\n";
+    return 3;
+  }
+}

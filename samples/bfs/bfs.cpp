@@ -1,0 +1,111 @@
+// bfs — the seed's BFS story, measured: a child grid per frontier vertex is ~10x slower than
+// the plain vertex loop (the grids are tiny); a degree threshold makes CDP pay; aggregation and
+// the device-side level loop go further; the edge-balanced kernel without CDP is the yardstick.
+//
+// 1. Load or generate the graph (rmat:S, grid:SIDE, uniform:N:M, a .mtx file, an edge list).
+// 2. Compute the CPU reference levels from the source (default: the highest-degree vertex).
+// 3. Run each variant: timed with tracing off, one traced run, every level checked.
+// 4. Print the table (GTEPS, levels, launches, tiny grids, fallbacks, pending high water, warp
+//    efficiency); write the profile with --profile. Exit 1 if any check failed.
+//
+//   bfs --graph rmat:22 --profile bfs.json
+//   bfs --graph ../shared/data/graphs/facebook_combined.txt --variant cdp_threshold --threshold 64
+//   bfs --graph rmat:20 --variant cdp_threshold --sweep 64,256,1200,4096
+
+#include "bfs_driver.hpp"
+
+#include <cdpkit/bfs.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/graph.hpp>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/profiling/profile.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  CLI::App app{"bfs: every BFS variant on one graph, timed, traced and checked"};
+  std::string graph_spec = "rmat:20", variant_name = "all", profile_path;
+  std::optional<std::uint32_t> source, threshold;
+  std::vector<std::uint32_t> sweep;
+  std::uint64_t seed = 1;
+  int reps = 5, pending_limit = 0;
+  bool directed = false;
+  app.add_option("--graph", graph_spec,
+                 "rmat:SCALE[:EDGE_FACTOR] | grid:SIDE | uniform:N:M | file.mtx | edge list file")
+      ->capture_default_str();
+  app.add_option("--source", source, "source vertex (default: the highest-degree vertex)");
+  app.add_option("--variant", variant_name,
+                 "all, vertex_loop, cdp_naive, cdp_streams, cdp_threshold, cdp_aggregated_warp, "
+                 "cdp_aggregated_block, device_driver, edge_balanced")
+      ->capture_default_str();
+  app.add_option("--threshold", threshold, "launch threshold T (default: chosen per level)");
+  app.add_option("--sweep", sweep, "also run cdp_threshold with each of these T")->delimiter(',');
+  app.add_option("--seed", seed, "generator seed")->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.add_option("--pending-limit", pending_limit,
+                 "cudaLimitDevRuntimePendingLaunchCount (0: keep the device's)")
+      ->capture_default_str()->check(CLI::Range(0, 1 << 24));
+  app.add_flag("--directed", directed, "keep edge directions (default: symmetrize)");
+  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/1) here");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    CDPKIT_NVTX_RANGE("bfs sample");
+    std::vector<cdpkit::bfs_variant> variants;
+    if (variant_name == "all") variants = cdpkit::all_bfs_variants();
+    else variants.push_back(cdpkit::parse_bfs_variant(variant_name));
+
+    cdpkit::csr_options csr;
+    csr.symmetrize = !directed;
+    std::cout << "loading " << graph_spec << " ..." << std::endl;
+    const cdpkit::csr_graph graph = cdpkit::load_graph(graph_spec, csr, seed);
+    if (graph.num_vertices == 0) throw cdpkit::input_error(graph_spec + ": the graph has no vertices");
+    const std::uint32_t src = source.value_or(cdpkit::samples::highest_degree_vertex(graph));
+    if (src >= graph.num_vertices)
+      throw cdpkit::input_error("--source " + std::to_string(src) + " is not a vertex (the graph has " +
+                                std::to_string(graph.num_vertices) + ")");
+    const auto c = cdpkit::samples::make_bfs_case(graph_spec, graph, src);
+
+    cdpkit::launch_config config;
+    config.pending_launch_limit = pending_limit;
+    cdpkit::launch_runtime runtime(config);
+    cdpkit::device_graph dgraph(graph);
+    std::vector<cdpkit::bfs_options> runs;
+    for (auto v : variants) {
+      cdpkit::bfs_options o;
+      o.variant = v;
+      o.threshold = threshold;
+      runs.push_back(o);
+    }
+    for (auto t : sweep) {
+      cdpkit::bfs_options o;
+      o.variant = cdpkit::bfs_variant::cdp_threshold;
+      o.threshold = t;
+      runs.push_back(o);
+    }
+    const auto results = cdpkit::samples::run_bfs_variants(c, dgraph, runtime, runs, reps);
+    cdpkit::samples::print_bfs_results(std::cout, c, results);
+    if (!profile_path.empty()) {
+      cdpkit::profiling::profile_document doc("bfs", cdpkit::profiling::device_json());
+      for (const auto& r : results) doc.add_run(cdpkit::samples::to_run_info(c, r), r.m.trace);
+      doc.write(profile_path);
+      std::cout << "profile written to " << profile_path << "\n";
+    }
+    if (!cdpkit::samples::all_verified(results)) {
+      std::cerr << "bfs: a result check FAILED (see the check column)\n";
+      return 1;
+    }
+    return 0;
+  } catch (const cdpkit::input_error& e) {
+    std::cerr << "bfs: " << e.what() << "\n";
+    return 2;
+  } catch (const cdpkit::cuda_error& e) {
+    std::cerr << "bfs: CUDA error: " << e.what() << "\n";
+    return 3;
+  }
+}

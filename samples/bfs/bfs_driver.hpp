@@ -1,0 +1,51 @@
+#pragma once
+// The BFS driver shared by the sample and the benchmark: run variants on one graph with the
+// measurement protocol, check every run against the CPU reference, print the table.
+
+#include <cdpkit/bfs.hpp>
+#include <cdpkit/graph.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/profiling/measure.hpp>
+#include <cdpkit/profiling/profile.hpp>
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cdpkit::samples {
+
+struct bfs_case {
+  std::string input;             ///< e.g. "rmat:22"
+  const csr_graph* graph;
+  std::uint32_t source;
+  std::vector<std::uint32_t> reference;  ///< CPU levels from source
+  std::uint64_t traversed_edges;         ///< Graph500 count for TEPS
+  std::uint32_t num_levels;
+};
+
+/// Reference levels, TEPS edge count and level count for `source`.
+bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t source);
+
+/// The vertex of highest degree (lowest id among ties): a source inside the big component.
+std::uint32_t highest_degree_vertex(const csr_graph& graph);
+
+struct bfs_run {
+  bfs_options options;
+  profiling::measurement m;
+  bfs_stats stats;
+};
+
+/// Run each options entry (device_driver without a threshold gets default_bfs_threshold).
+std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& graph,
+                                      launch_runtime& runtime, std::vector<bfs_options> variants,
+                                      int reps);
+
+void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<bfs_run>& runs);
+
+profiling::run_info to_run_info(const bfs_case& c, const bfs_run& r);
+profiling::bench_row to_bench_row(const bfs_case& c, const bfs_run& r);
+bool all_verified(const std::vector<bfs_run>& runs);
+
+}  // namespace cdpkit::samples
