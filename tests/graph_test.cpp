@@ -255,3 +255,13 @@ TEST_CASE("the graph-wide BFS threshold keeps the vertices above it within half 
   CHECK(above <= 1024u);
   CHECK(t >= o.cost_model.threshold(cdpkit::stream_kind::fire_and_forget));
 }
+
+TEST_CASE("RMAT edges are not repeated across generator chunks") {
+  // 2^21 edges span two generation chunks; with independent streams, duplicates are only those
+  // the skewed distribution makes, far fewer than half.
+  const auto list = cdpkit::make_rmat(20, 2, 11);
+  auto edges = list.edges;
+  std::sort(edges.begin(), edges.end());
+  const auto unique = std::unique(edges.begin(), edges.end()) - edges.begin();
+  CHECK(static_cast<double>(unique) > 0.9 * static_cast<double>(edges.size()));
+}

@@ -41,7 +41,7 @@ std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& gra
           return bad;
         },
         reps, /*traced=*/true);
-    runs.push_back({o, std::move(m), stats});
+    runs.push_back({o, std::move(m), stats, runtime.pending_launch_limit()});
   }
   return runs;
 }
@@ -76,7 +76,7 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
       << c.graph->num_edges() << " directed edges, max degree " << c.graph->max_degree()
       << "; source " << c.source << ", " << c.num_levels << " levels, " << c.traversed_edges
       << " edges in the reached component\n";
-  profiling::text_table table({"variant", "T", "ms", "GTEPS", "vs vertex_loop", "vs edge_bal",
+  profiling::text_table table({"variant", "T", "limit", "ms", "GTEPS", "vs vertex_loop", "vs edge_bal",
                                "launches", "tiny %", "fallbacks", "pending hw", "warp eff",
                                "check"});
   const bfs_run* base = find(runs, bfs_variant::vertex_loop);
@@ -84,7 +84,8 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
   for (const auto& r : runs) {
     const auto& s = r.m.summary;
     const double ms = r.m.time.median_ms;
-    table.add_row({to_string(r.options.variant), threshold_cell(r), format("%.3f", ms),
+    table.add_row({to_string(r.options.variant), threshold_cell(r),
+                   std::to_string(r.pending_launch_limit), format("%.3f", ms),
                    format("%.2f", ms > 0 ? c.traversed_edges / ms / 1e6 : 0.0), ratio(base, r),
                    ratio(flat, r), std::to_string(s.child_launches),
                    s.child_launches > 0 ? format("%.1f", 100.0 * s.tiny_grid_share) : "-",
@@ -97,7 +98,8 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
   table.print(out);
   out << "ms: median of timed runs (tracing off), whole BFS incl. the host's per-level round trips."
          " GTEPS: Graph500 counting. launches .. warp eff: one traced run. check: every level"
-         " equals the CPU reference. T auto: chosen per level on the device.\n";
+         " equals the CPU reference. T auto: chosen per level on the device. limit: the device's"
+         " pending launch limit.\n";
 }
 
 namespace {
@@ -105,6 +107,7 @@ nlohmann::json params_of(const bfs_run& r) {
   nlohmann::json p = nlohmann::json::object();
   if (r.options.threshold) p["threshold"] = *r.options.threshold;
   p["serial_item_ns"] = r.options.cost_model.serial_item_ns;
+  p["pending_launch_limit"] = r.pending_launch_limit;
   p["levels"] = r.stats.num_levels;
   if (r.options.variant == bfs_variant::device_driver) {
     p["device_levels"] = r.stats.device_levels;

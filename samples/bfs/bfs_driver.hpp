@@ -35,6 +35,7 @@ struct bfs_run {
   bfs_options options;
   profiling::measurement m;
   bfs_stats stats;
+  int pending_launch_limit = 0;  ///< the device limit the run had (the seed raised it to n)
 };
 
 /// Run each options entry (device_driver without a threshold gets default_bfs_threshold).

@@ -12,6 +12,13 @@ namespace cdpkit {
 
 namespace {
 
+/// The splitmix64 finalizer: a bijective 64-bit mix.
+std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 /// splitmix64: a small, fast, well-mixed generator; one state per chunk.
 struct splitmix64 {
   std::uint64_t state;
@@ -36,7 +43,9 @@ void generate_chunks(std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges
   for (unsigned int w = 0; w < workers; ++w) {
     pool.emplace_back([&, w] {
       for (std::uint64_t c = w; c < chunks; c += workers) {
-        splitmix64 rng{seed * 0x2545f4914f6cdd1dull + c * 0x9e3779b97f4a7c15ull};
+        // Chunk streams start at hashed points of the generator's cycle: seeds in arithmetic
+        // progression of its own increment would make neighbouring chunks the same stream.
+        splitmix64 rng{mix64(mix64(seed) ^ mix64(c + 0x632be59bd9b4e019ull))};
         const std::uint64_t end = std::min<std::uint64_t>(edges.size(), (c + 1) * chunk_edges);
         for (std::uint64_t k = c * chunk_edges; k < end; ++k) edges[k] = gen(rng);
       }
