@@ -58,7 +58,7 @@ struct bfs_options {
 
   static launch_cost_model default_bfs_cost_model() {
     launch_cost_model m;
-    m.serial_item_ns = 40.0;
+    m.serial_item_ns = 808.0;  // bfs_bench on the H200, 2026-11-29
     return m;
   }
 };
