@@ -96,6 +96,7 @@ nlohmann::json device_json() {
   return {{"name", prop.name},
           {"cc", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
           {"sms", prop.multiProcessorCount},
+          {"max_threads_per_sm", prop.maxThreadsPerMultiProcessor},
           {"memory_bytes", prop.totalGlobalMem},
           {"driver", driver},
           {"runtime", runtime}};

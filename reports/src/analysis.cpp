@@ -1,0 +1,278 @@
+#include <cdpkit/report/analysis.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace cdpkit::report {
+
+namespace {
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, share >= 0.1 || share == 0 ? "%.0f%%" : "%.1f%%", 100.0 * share);
+  return buf;
+}
+
+std::string number(std::uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::uint64_t sum_buckets(const std::array<std::uint64_t, log2_buckets>& h, int last) {
+  std::uint64_t s = 0;
+  for (int b = 0; b <= last && b < log2_buckets; ++b) s += h[static_cast<std::size_t>(b)];
+  return s;
+}
+
+/// The cost model's threshold from a run's params (launch_ns / serial_item_ns), if given.
+std::optional<std::uint64_t> cost_model_threshold(const run_profile& run) {
+  if (!run.params.is_object()) return std::nullopt;
+  const auto item = run.params.find("serial_item_ns");
+  if (item == run.params.end() || !item->is_number() || item->get<double>() <= 0) {
+    const auto it = run.params.find("cost_model_threshold");
+    if (it != run.params.end() && it->is_number_unsigned() && it->get<std::uint64_t>() > 0)
+      return it->get<std::uint64_t>();
+    return std::nullopt;
+  }
+  double launch_ns = 1100.0;  // fire-and-forget fan-out cost measured on the H200 (DESIGN.md)
+  const auto l = run.params.find("launch_ns");
+  if (l != run.params.end() && l->is_number()) launch_ns = l->get<double>();
+  return static_cast<std::uint64_t>(std::ceil(launch_ns / item->get<double>()));
+}
+
+}  // namespace
+
+int last_bucket_below(std::uint64_t limit) {
+  int last = -1;
+  for (int b = 0; b < log2_buckets; ++b) {
+    const std::uint64_t upper = (b >= 63) ? ~0ull : ((1ull << (b + 1)) - 1);  // largest value in bucket b
+    if (upper < limit) last = b;
+  }
+  return last;
+}
+
+std::vector<band> underutilized_bands(const site_profile& site, const trace_profile& trace,
+                                      std::uint64_t sms, std::uint64_t max_threads_per_sm) {
+  const bool has_work = site.work_items > 0;
+  const std::uint64_t total = site.launched;
+  struct spec {
+    std::string name, histogram;
+    const std::array<std::uint64_t, log2_buckets>* h;
+    std::uint64_t limit;
+  };
+  const std::vector<spec> specs = {
+      {has_work ? "fewer work items than a warp has lanes (" + std::to_string(trace.tiny_grid_work) + ")"
+                : "fewer threads than a warp (32)",
+       has_work ? "work" : "threads", has_work ? &site.work_log2 : &site.threads_log2,
+       has_work ? trace.tiny_grid_work : 32},
+      {"fewer blocks than SMs (" + std::to_string(sms) + ")", "blocks", &site.blocks_log2, sms},
+      {"fewer threads than a full GPU holds (" + number(sms * max_threads_per_sm) + ")", "threads",
+       &site.threads_log2, sms * max_threads_per_sm},
+  };
+  std::vector<band> out;
+  for (const auto& s : specs) {
+    band b;
+    b.name = s.name;
+    b.histogram = s.histogram;
+    b.last_bucket = last_bucket_below(s.limit);
+    b.launches_total = total;
+    b.launches_in = sum_buckets(*s.h, b.last_bucket);
+    b.launch_share = total > 0 ? static_cast<double>(b.launches_in) / static_cast<double>(total) : 0.0;
+    // thread share from the records of this site
+    double in = 0, all = 0;
+    for (const auto& r : trace.records) {
+      if (r.site != site.id || r.outcome != "launched") continue;
+      const double threads = 1.0 * r.blocks * r.block_threads;
+      const std::uint64_t value = s.histogram == "work" ? r.work : s.histogram == "blocks" ? r.blocks
+                                                                                         : static_cast<std::uint64_t>(threads);
+      all += threads;
+      if (value < s.limit) in += threads;
+    }
+    if (all > 0) {
+      b.thread_share = in / all;
+      b.thread_share_sampled = trace.records_dropped > 0;
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+launch_tree build_launch_tree(const trace_profile& trace) {
+  launch_tree t;
+  t.from_sample = trace.records_dropped > 0;
+  std::map<std::uint32_t, const launch_rec*> by_id;
+  for (const auto& r : trace.records) by_id[r.id] = &r;
+  std::map<std::pair<int, int>, std::pair<std::uint64_t, double>> nodes;  // (depth, site) -> (n, work)
+  std::map<std::tuple<int, int, int>, std::uint64_t> edges;              // (depth, parent, child)
+  for (const auto& r : trace.records) {
+    if (r.outcome != "launched") continue;
+    auto& n = nodes[{r.depth, r.site}];
+    ++n.first;
+    n.second += r.work > 0 ? r.work : 1.0 * r.blocks * r.block_threads;
+    int parent_site = -1;
+    if (r.parent) {
+      const auto it = by_id.find(*r.parent);
+      parent_site = it != by_id.end() ? it->second->site : -2;  // -2: parent record not kept
+    }
+    ++edges[{r.depth, parent_site, r.site}];
+  }
+  for (const auto& [key, value] : nodes) {
+    tree_node n;
+    n.depth = key.first;
+    n.site = key.second;
+    const site_profile* s = trace.site(key.second);
+    n.site_name = s != nullptr ? s->name : "site." + std::to_string(key.second);
+    n.launches = value.first;
+    n.mean_work = value.second / static_cast<double>(value.first);
+    t.nodes.push_back(std::move(n));
+  }
+  for (const auto& [key, count] : edges)
+    t.edges.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
+  return t;
+}
+
+std::optional<std::size_t> baseline_of(const profile& p, std::size_t run) {
+  const run_profile& r = p.runs[run];
+  const std::string preferred = r.algorithm == "loop_to_child" ? "serial_loop"
+                                : r.algorithm == "bfs"          ? "vertex_loop"
+                                                                : "";
+  std::optional<std::size_t> first;
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    const run_profile& o = p.runs[k];
+    if (o.algorithm != r.algorithm || o.input != r.input) continue;
+    if (!first) first = k;
+    if (!preferred.empty() && o.variant == preferred) return k;
+  }
+  return preferred.empty() ? first : std::nullopt;
+}
+
+std::vector<finding> findings(const profile& p) {
+  std::vector<finding> out;
+  // 1. failed checks first
+  for (const auto& r : p.runs) {
+    if (r.checked && !r.verified)
+      out.push_back({severity::problem, r.algorithm + " " + r.variant + " on " + r.input +
+                                            " FAILED its result check: " + number(r.mismatches) +
+                                            " mismatches against the reference."});
+    else if (!r.checked)
+      out.push_back({severity::warning, r.algorithm + " " + r.variant + " on " + r.input +
+                                            " was not checked against a reference."});
+  }
+  for (const auto& r : p.runs) {
+    if (!r.trace) continue;
+    const trace_profile& t = *r.trace;
+    const std::string run_name = r.variant + " (" + r.input + ")";
+    // 2. tiny grids per launch site
+    std::uint64_t fallbacks = 0, budget = 0, depth = 0, errors = 0;
+    for (const auto& s : t.sites) {
+      fallbacks += s.fallbacks();
+      budget += s.fallback_budget;
+      depth += s.fallback_depth;
+      errors += s.fallback_error;
+      if (s.launched == 0) continue;
+      const auto bands = underutilized_bands(s, t, p.device.sms > 0 ? p.device.sms : 1);
+      const band& tiny = bands.front();
+      if (tiny.launch_share >= 0.25) {
+        std::string text = run_name + ": " + percent(tiny.launch_share) + " of the " + number(s.launched) +
+                           " child grids launched at " + s.name + " have " + tiny.name + ".";
+        if (const auto threshold = cost_model_threshold(r)) {
+          const int last = last_bucket_below(*threshold + 1);
+          const std::uint64_t removable = sum_buckets(tiny.histogram == "work" ? s.work_log2 : s.threads_log2, last);
+          text += " Launching only above T (cost model: T \u2248 " + number(*threshold) + ") would remove at least " +
+                  number(removable) + " of them; the rest of the work stays in the parent's loop.";
+        } else {
+          text += " A child grid pays off only when its work exceeds ~1 us of serial work: launch above a threshold.";
+        }
+        out.push_back({tiny.launch_share >= 0.5 ? severity::problem : severity::warning, text});
+      }
+    }
+    // 3. pending launches and fallbacks
+    const std::uint64_t ceiling = std::min(t.pending_limit, t.pending_budget);
+    if (fallbacks > 0 || (ceiling > 0 && t.pending_high_water >= ceiling)) {
+      std::string text = run_name + ": pending launches reached " + number(t.pending_high_water) + " of " +
+                         number(ceiling) + " (device limit " + number(t.pending_limit) + ", budget " +
+                         number(t.pending_budget) + "): " + number(fallbacks) +
+                         " launches fell back to inline work";
+      std::vector<std::string> parts;
+      if (budget > 0) parts.push_back(number(budget) + " over the budget");
+      if (errors > 0) {
+        std::string e = number(errors) + " refused by the device";
+        std::set<std::string> names;
+        for (const auto& s : t.sites)
+          for (const auto& f : s.failed_by_error) names.insert(f.name + " (" + std::to_string(f.code) + ")");
+        if (!names.empty()) {
+          e += ": ";
+          bool first = true;
+          for (const auto& n : names) {
+            e += (first ? "" : ", ") + n;
+            first = false;
+          }
+        }
+        parts.push_back(e);
+      }
+      if (depth > 0) parts.push_back(number(depth) + " at the depth cap of " + number(t.max_depth_limit));
+      if (!parts.empty()) {
+        text += " (";
+        for (std::size_t k = 0; k < parts.size(); ++k) text += (k ? "; " : "") + parts[k];
+        text += ")";
+      }
+      text += ". No work was lost; a threshold or aggregation would launch fewer, larger grids.";
+      out.push_back({fallbacks > 0 ? severity::warning : severity::info, text});
+    }
+    // 4. divergence
+    for (const auto& s : t.sites) {
+      if (!s.probe.step_efficiency || s.probe.steps == 0) continue;
+      const double e = *s.probe.step_efficiency;
+      const bool in_children = s.name.size() >= 11 && s.name.compare(s.name.size() - 11, 11, "child_items") == 0;
+      if (e < 0.5 && in_children) {
+        out.push_back({severity::warning,
+                       run_name + ": inside the child grids (" + s.name + "), warps had " + percent(e) +
+                           " of their lanes busy (" + fixed(32 * e, 1) +
+                           " of 32): the grids are smaller than their blocks. Launch fewer, larger grids"
+                           " (a threshold, or one grid per warp or block)."});
+      } else if (e < 0.5) {
+        out.push_back({severity::warning,
+                       run_name + ": at " + s.name + ", warps ran with " + percent(e) + " of their lanes active (" +
+                           fixed(32 * e, 1) + " of 32 on average, over " + number(s.probe.steps) +
+                           " warp steps): the loop diverges. Aggregate the segments per warp or block, or balance"
+                           " the items across threads."});
+      }
+    }
+    if (t.records_dropped > 0)
+      out.push_back({severity::info, run_name + ": the trace kept " + number(t.records_stored) + " of " +
+                                         number(t.records_requested) +
+                                         " launch records (buffer full): the launch tree and the Chrome trace are"
+                                         " sampled, the counters are exact."});
+  }
+  // 5. fastest per input
+  std::map<std::pair<std::string, std::string>, std::size_t> best;
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    const auto key = std::make_pair(p.runs[k].algorithm, p.runs[k].input);
+    const auto it = best.find(key);
+    if (p.runs[k].verified && (it == best.end() || p.runs[k].ms < p.runs[it->second].ms)) best[key] = k;
+  }
+  for (const auto& [key, k] : best) {
+    const auto base = baseline_of(p, k);
+    std::string text = "Fastest verified variant for " + key.first + " on " + key.second + ": " +
+                       p.runs[k].variant + " (" + fixed(p.runs[k].ms, 3) + " ms";
+    if (base && *base != k && p.runs[k].ms > 0)
+      text += ", " + fixed(p.runs[*base].ms / p.runs[k].ms, 1) + "x " + p.runs[*base].variant;
+    out.push_back({severity::info, text + ")."});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) {
+    return static_cast<int>(a.level) > static_cast<int>(b.level);
+  });
+  return out;
+}
+
+}  // namespace cdpkit::report
