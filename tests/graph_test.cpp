@@ -189,8 +189,8 @@ bool shared_data_available() {
   static const bool available = [] {
     const bool ok = std::filesystem::exists(shared_graphs / "facebook_combined.txt");
     if (!ok)
-      std::printf("cdpkit tests: %s not found; cases on the shared real graphs are skipped\n",
-                  shared_graphs.string().c_str());
+      std::fprintf(stderr, "cdpkit tests: %s not found; cases on the shared real graphs are skipped\n",
+                   shared_graphs.string().c_str());
     return ok;
   }();
   return available;

@@ -6,6 +6,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch/sites.hpp>
 #include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/loop_to_child/threshold_rule.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 
@@ -236,4 +237,41 @@ TEST_CASE("a profile document is written whole and names a bad path") {
   CHECK_THROWS_WITH_AS(doc.write(bad), doctest::Contains("no_such_dir"), cdpkit::input_error);
   CHECK_FALSE(std::filesystem::exists(bad));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the balanced threshold rule weighs the launch path against the longest inline loop") {
+  std::uint64_t hist[33] = {};
+  SUBCASE("many short lists launch nothing") {
+    hist[2] = 500;  // 500 lists of 4..7 items: 500 launches cost far more than a 7-item loop
+    CHECK(cdpkit::balanced_threshold(hist, 33, 808.0, 1100.0, 1024) >= 7u);
+  }
+  SUBCASE("one giant among tiny lists launches only the giant") {
+    hist[0] = 100000;
+    hist[1] = 100000;
+    hist[20] = 1;
+    const auto t = cdpkit::balanced_threshold(hist, 33, 345.0, 1100.0, 1024);
+    CHECK(t >= 3u);
+    CHECK(t < (1u << 20));
+  }
+  SUBCASE("a power law settles where launches and loops balance") {
+    for (int b = 0; b < 16; ++b) hist[b] = 1ull << (20 - b);  // halving per bucket
+    // makespan at T = 2^b - 1: launches of buckets >= b vs the loop over the top of bucket b - 1
+    const auto makespan = [&](int b) {
+      std::uint64_t launches = 0;
+      for (int k = b; k < 33; ++k) launches += hist[k];
+      return std::max(launches * 1100.0, b == 0 ? 0.0 : ((2.0 * (1u << (b - 1))) - 1) * 345.0);
+    };
+    const auto t = cdpkit::balanced_threshold(hist, 33, 345.0, 1100.0, 1u << 20);
+    int b = 0;
+    while (b < 32 && (1u << b) - 1u != t) ++b;
+    CAPTURE(t);
+    REQUIRE(b < 32);
+    CHECK(makespan(b) <= makespan(b - 1));
+    CHECK(makespan(b) <= makespan(b + 1));
+    CHECK(t > 64u);
+  }
+  SUBCASE("the budget caps the launches") {
+    hist[12] = 5000;
+    CHECK(cdpkit::balanced_threshold(hist, 33, 345.0, 1.0, 1000) >= 8191u);
+  }
 }

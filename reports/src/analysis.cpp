@@ -34,22 +34,6 @@ std::uint64_t sum_buckets(const std::array<std::uint64_t, log2_buckets>& h, int 
   return s;
 }
 
-/// The cost model's threshold from a run's params (launch_ns / serial_item_ns), if given.
-std::optional<std::uint64_t> cost_model_threshold(const run_profile& run) {
-  if (!run.params.is_object()) return std::nullopt;
-  const auto item = run.params.find("serial_item_ns");
-  if (item == run.params.end() || !item->is_number() || item->get<double>() <= 0) {
-    const auto it = run.params.find("cost_model_threshold");
-    if (it != run.params.end() && it->is_number_unsigned() && it->get<std::uint64_t>() > 0)
-      return it->get<std::uint64_t>();
-    return std::nullopt;
-  }
-  double launch_ns = 1100.0;  // fire-and-forget fan-out cost measured on the H200 (DESIGN.md)
-  const auto l = run.params.find("launch_ns");
-  if (l != run.params.end() && l->is_number()) launch_ns = l->get<double>();
-  return static_cast<std::uint64_t>(std::ceil(launch_ns / item->get<double>()));
-}
-
 }  // namespace
 
 int last_bucket_below(std::uint64_t limit) {
@@ -182,17 +166,15 @@ std::vector<finding> findings(const profile& p) {
       if (s.launched == 0) continue;
       const auto bands = underutilized_bands(s, t, p.device.sms > 0 ? p.device.sms : 1);
       const band& tiny = bands.front();
-      if (tiny.launch_share >= 0.25) {
+      if (tiny.launch_share >= 0.25 && tiny.launches_in >= 32) {
         std::string text = run_name + ": " + percent(tiny.launch_share) + " of the " + number(s.launched) +
-                           " child grids launched at " + s.name + " have " + tiny.name + ".";
-        if (const auto threshold = cost_model_threshold(r)) {
-          const int last = last_bucket_below(*threshold + 1);
-          const std::uint64_t removable = sum_buckets(tiny.histogram == "work" ? s.work_log2 : s.threads_log2, last);
-          text += " Launching only above T (cost model: T \u2248 " + number(*threshold) + ") would remove at least " +
-                  number(removable) + " of them; the rest of the work stays in the parent's loop.";
-        } else {
-          text += " A child grid pays off only when its work exceeds ~1 us of serial work: launch above a threshold.";
-        }
+                           " child grids launched at " + s.name + " have " + tiny.name +
+                           ", yet each launch costs about 1 us on the device's launch path. Launching only "
+                           "above T = " + number(t.tiny_grid_work - 1) + " would remove those " +
+                           number(tiny.launches_in) +
+                           " launches and leave their items to the parents' loops; without a given T, the "
+                           "library's thresholded and aggregated policies pick one from the length "
+                           "distribution.";
         out.push_back({tiny.launch_share >= 0.5 ? severity::problem : severity::warning, text});
       }
     }

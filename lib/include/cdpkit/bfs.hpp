@@ -71,8 +71,9 @@ struct bfs_stats {
   bool driver_handed_back = false;     ///< device_driver could not launch and the host finished
 };
 
-/// The cost model's degree threshold, raised until the vertices above it fit half the pending
-/// budget (graph-wide, for the device driver, which cannot look at each frontier first).
+/// The balanced-rule threshold (loop_to_child/threshold_rule.hpp) over the degrees of the whole
+/// graph, within budget_share of the pending budget: for the device driver, which does not look
+/// at each frontier before launching it.
 std::uint32_t default_bfs_threshold(const csr_graph& graph, const bfs_options& options,
                                     int pending_budget);
 

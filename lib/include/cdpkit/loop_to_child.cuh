@@ -61,9 +61,9 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
                                                                           : 0;
     const auto max_launches = static_cast<std::uint32_t>(
         policy.cost_model.budget_share * static_cast<double>(runtime.pending_budget()));
-    pick_threshold_kernel<<<1, 32, 0, stream>>>(ctx, histograms.data(), which,
-                                                policy.cost_model_threshold(), max_launches,
-                                                picked.data());
+    pick_threshold_kernel<<<1, 32, 0, stream>>>(
+        ctx, histograms.data(), which, policy.cost_model.serial_item_ns / policy.loop_lanes(),
+        policy.cost_model.launch_ns[static_cast<int>(policy.stream)], max_launches, picked.data());
     threshold.d_picked = picked.data();
   }
 

@@ -42,7 +42,7 @@ enum class loop_policy_kind : std::uint8_t {
 struct launch_cost_model {
   double launch_ns[stream_kind_count] = {1100.0, 750.0, 1600.0, 9900.0};
   double serial_item_ns = 345.0;  // loop_to_child_bench on the H200, 2026-11-29
-  /// Share of the pending budget that the expected launches may use (distribution term).
+  /// Share of the pending budget that an automatic threshold's launches may use.
   double budget_share = 0.5;
   /// ceil(lanes * launch_ns[stream] / serial_item_ns); throws cdpkit::input_error for a
   /// non-positive serial_item_ns or lanes == 0.
@@ -53,11 +53,11 @@ struct launch_cost_model {
 ///
 /// Thresholds: a segment (thresholded) or a group's concatenation (*_aggregated) gets a child
 /// grid when its length exceeds T. A given T is used as is. Unset, T is chosen on the device
-/// before the run as the larger of (1) the cost model's T for the policy's loop and (2) the
-/// smallest 2^b - 1 for which the launches the length distribution implies stay within
-/// budget_share of the pending budget: past the budget, launches fall back to inline loops in
-/// thread order, and a huge segment done inline by one thread costs more than all the launches
-/// saved.
+/// before the run from a log2 histogram of the lengths by the balanced rule
+/// (loop_to_child/threshold_rule.hpp): the T = 2^b - 1 that minimizes the longer of "all launches
+/// one after another on the launch path" and "the longest loop left inline", among those whose
+/// launches stay within budget_share of the pending budget (past the budget, launches fall back
+/// in thread order, and a huge segment may end up looped over by one thread).
 struct loop_policy {
   loop_policy_kind kind = loop_policy_kind::serial_loop;
   std::optional<std::uint32_t> threshold;
@@ -96,7 +96,9 @@ struct loop_policy {
 
   /// Threads that loop together in this policy's inline path: 1, 32 (warp) or 256 (block).
   [[nodiscard]] std::uint32_t loop_lanes() const noexcept;
-  /// The cost model's T for this policy (0 for child_per_thread and the non-CDP policies).
+  /// Break-even length of one segment on its own, lanes * launch_ns / serial_item_ns (0 for
+  /// child_per_thread and the non-CDP policies); automatic thresholds are never below it when a
+  /// single launch is at stake.
   [[nodiscard]] std::uint32_t cost_model_threshold() const;
   /// True when T is chosen on the device from the length distribution (a CDP policy, no T given).
   [[nodiscard]] bool auto_threshold() const noexcept { return uses_cdp() && !threshold; }

@@ -4,6 +4,7 @@
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
+#include <cdpkit/loop_to_child/threshold_rule.hpp>
 
 #include <algorithm>
 #include <string>
@@ -104,19 +105,16 @@ std::uint64_t bfs_traversed_edges(const csr_graph& g, const std::vector<std::uin
 
 std::uint32_t default_bfs_threshold(const csr_graph& g, const bfs_options& options,
                                     int pending_budget) {
-  const std::uint32_t cost = options.cost_model.threshold(stream_kind::fire_and_forget);
-  std::vector<std::uint64_t> hist(33, 0);
+  std::uint64_t hist[33] = {};
   for (std::uint32_t v = 0; v < g.num_vertices; ++v) {
     const std::uint32_t d = g.degree(v);
     if (d > 0) ++hist[31 - static_cast<unsigned>(__builtin_clz(d))];
   }
-  const auto limit =
-      static_cast<std::uint64_t>(options.cost_model.budget_share * std::max(pending_budget, 1));
-  std::uint64_t above = 0;
-  int b = 33;
-  while (b > 0 && above + hist[b - 1] <= limit) above += hist[--b];
-  const std::uint32_t budget = b >= 32 ? 0xffffffffu : (b == 0 ? 0u : (1u << b) - 1u);
-  return std::max(cost, budget);
+  const auto max_launches =
+      static_cast<unsigned long long>(options.cost_model.budget_share * std::max(pending_budget, 1));
+  return balanced_threshold(hist, 33, options.cost_model.serial_item_ns,
+                            options.cost_model.launch_ns[static_cast<int>(stream_kind::fire_and_forget)],
+                            max_launches);
 }
 
 }  // namespace cdpkit

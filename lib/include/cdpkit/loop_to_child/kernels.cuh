@@ -3,6 +3,7 @@
 // calls the building blocks of agents.cuh.
 
 #include <cdpkit/loop_to_child/agents.cuh>
+#include <cdpkit/loop_to_child/threshold_rule.hpp>
 
 #include <cub/block/block_scan.cuh>
 
@@ -10,8 +11,7 @@ namespace cdpkit::loop_to_child_detail {
 
 // ---- distribution-aware threshold (policies without a given T) --------------------------------
 // 1. one pass over the segments: log2 histograms of segment lengths, warp totals, block totals;
-// 2. one thread picks the smallest 2^b - 1 that keeps the implied launches within the share of
-//    the budget, and takes the larger of that and the cost model's T.
+// 2. one thread picks T by the balanced rule (threshold_rule.hpp) within the budget share.
 struct length_histograms {
   unsigned int counts[3][trace_limits::log2_buckets];  // [segment, warp total, block total][bucket]
 };
@@ -48,18 +48,11 @@ __global__ void __launch_bounds__(block_threads)
 
 template <int Unused = 0>
 __global__ void pick_threshold_kernel(launch_context ctx, const length_histograms* d_hist,
-                                      int which, std::uint32_t cost_threshold,
-                                      std::uint32_t max_launches, std::uint32_t* d_threshold) {
+                                      int which, double item_ns, double launch_ns,
+                                      unsigned long long max_launches, std::uint32_t* d_threshold) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  // launches at T = 2^b - 1 are the lengths >= 2^b, i.e. buckets >= b
-  unsigned long long above = 0;
-  int b = trace_limits::log2_buckets;
-  while (b > 0 && above + d_hist->counts[which][b - 1] <= max_launches) {
-    above += d_hist->counts[which][b - 1];
-    --b;
-  }
-  const std::uint32_t budget_threshold = b >= 32 ? 0xffffffffu : (b == 0 ? 0u : (1u << b) - 1u);
-  const std::uint32_t t = budget_threshold > cost_threshold ? budget_threshold : cost_threshold;
+  const std::uint32_t t = balanced_threshold(d_hist->counts[which], trace_limits::log2_buckets,
+                                             item_ns, launch_ns, max_launches);
   *d_threshold = t;
   ctx.state->totals->last_auto_threshold = t;
 }
