@@ -53,7 +53,9 @@ struct trace_snapshot {
 class launch_runtime {
  public:
   /// Applies config.pending_launch_limit to the device (if non-zero; the destructor restores the
-  /// previous value, since the limit is device-wide) and allocates the state.
+  /// previous value, since the limit is device-wide) and allocates the state. Also sets the
+  /// release threshold of the device's default memory pool to "keep", so that the algorithms'
+  /// stream-ordered scratch is reused across calls instead of being unmapped at every sync.
   /// Throws cdpkit::input_error for a negative limit/budget or a max_depth outside [0, 65535],
   /// cdpkit::cuda_error when the device refuses (e.g. no GPU).
   explicit launch_runtime(launch_config config = {});

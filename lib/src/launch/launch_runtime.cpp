@@ -81,6 +81,16 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   pending_budget_ = config.pending_budget > 0 ? config.pending_budget : pending_launch_limit_;
   if (pending_budget_ < 1) pending_budget_ = 1;
 
+  // The algorithms take their scratch from the device's default stream-ordered pool. With its
+  // default release threshold (0) every synchronization hands freed memory back to the driver and
+  // the next level of a BFS pays to map it again; keep it for reuse instead.
+  int device = 0;
+  CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+  cudaMemPool_t pool = nullptr;
+  CDPKIT_CUDA_TRY(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t keep = ~0ull;
+  CDPKIT_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+
   try {
     CDPKIT_CUDA_TRY(cudaMalloc(&d_state_, sizeof(launch_state)));
     CDPKIT_CUDA_TRY(cudaMalloc(&d_slots_, sizeof(std::uint32_t) * pending_budget_));
