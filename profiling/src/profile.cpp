@@ -169,7 +169,8 @@ profile_document::profile_document(std::string program, nlohmann::json device) {
           {"runs", nlohmann::json::array()}};
 }
 
-void profile_document::add_run(const run_info& run, const std::optional<trace_snapshot>& trace) {
+void profile_document::add_run(const run_info& run, const std::optional<trace_snapshot>& trace,
+                               std::size_t max_records) {
   nlohmann::json r = {{"id", doc_["runs"].size()},
                       {"algorithm", run.algorithm},
                       {"variant", run.variant},
@@ -181,7 +182,7 @@ void profile_document::add_run(const run_info& run, const std::optional<trace_sn
                       {"checked", run.checked},
                       {"verified", run.verified},
                       {"mismatches", run.mismatches},
-                      {"trace", trace ? trace_json(*trace) : nlohmann::json()}};
+                      {"trace", trace ? trace_json(*trace, max_records) : nlohmann::json()}};
   doc_["runs"].push_back(std::move(r));
 }
 

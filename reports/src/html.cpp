@@ -434,12 +434,15 @@ std::string render_html(const std::vector<profile>& profiles) {
        "content=\"width=device-width,initial-scale=1\"><title>cdpkit report</title><style>"
     << css << "</style></head><body><h1>cdpkit divergence report</h1><p class=\"note\">Child grids, launch tree, pending"
                " launches and per-warp divergence from the device-side trace of cdpkit's launch layer.</p>";
-  o << "<h2 id=\"findings\">Findings</h2>";
+  // At a glance: the most important findings, all of them in section 6.
+  o << "<nav><a href=\"#summary\">1. Summary</a> · <a href=\"#child-grids\">2. Child grids</a> · "
+       "<a href=\"#launch-tree\">3. Launch tree</a> · <a href=\"#pending\">4. Pending launches</a> · "
+       "<a href=\"#divergence\">5. Divergence</a> · <a href=\"#findings\">6. Findings</a> · "
+       "<a href=\"#comparison\">7. Comparison</a></nav><h2 id=\"glance\">At a glance</h2>";
   for (const auto& p : profiles) {
-    if (profiles.size() > 1) o << "<h3>" << esc(p.path) << "</h3>";
     const auto list = findings(p);
-    if (list.empty()) o << "<p class=\"note\">Nothing to report.</p>";
-    for (const auto& f : list) {
+    for (std::size_t k = 0; k < list.size() && k < 3; ++k) {
+      const auto& f = list[k];
       const char* cls = f.level == severity::problem ? "problem" : f.level == severity::warning ? "warning" : "info";
       o << "<p class=\"finding " << cls << "\">" << esc(f.text) << "</p>";
     }
@@ -457,7 +460,17 @@ std::string render_html(const std::vector<profile>& profiles) {
   for (const auto& p : profiles) pending_section(o, p);
   o << "<h2 id=\"divergence\">5. Divergence</h2>";
   for (const auto& p : profiles) divergence_section(o, p);
-  o << "<h2 id=\"comparison\">6. Comparison</h2>";
+  o << "<h2 id=\"findings\">6. Findings</h2>";
+  for (const auto& p : profiles) {
+    if (profiles.size() > 1) o << "<h3>" << esc(p.path) << "</h3>";
+    const auto list = findings(p);
+    if (list.empty()) o << "<p class=\"note\">Nothing to report.</p>";
+    for (const auto& f : list) {
+      const char* cls = f.level == severity::problem ? "problem" : f.level == severity::warning ? "warning" : "info";
+      o << "<p class=\"finding " << cls << "\">" << esc(f.text) << "</p>";
+    }
+  }
+  o << "<h2 id=\"comparison\">7. Comparison</h2>";
   comparison_section(o, profiles);
   o << "<script>" << script << "</script></body></html>\n";
   return o.str();

@@ -76,7 +76,8 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
       << c.graph->num_edges() << " directed edges, max degree " << c.graph->max_degree()
       << "; source " << c.source << ", " << c.num_levels << " levels, " << c.traversed_edges
       << " edges in the reached component\n";
-  profiling::text_table table({"variant", "T", "limit", "ms", "GTEPS", "vs vertex_loop", "vs edge_bal",
+  profiling::text_table table({"variant", "T", "limit", "ms", "GTEPS", "levels", "vs vertex_loop",
+                               "vs edge_bal",
                                "launches", "tiny %", "fallbacks", "pending hw", "warp eff",
                                "check"});
   const bfs_run* base = find(runs, bfs_variant::vertex_loop);
@@ -86,7 +87,8 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
     const double ms = r.m.time.median_ms;
     table.add_row({to_string(r.options.variant), threshold_cell(r),
                    std::to_string(r.pending_launch_limit), format("%.3f", ms),
-                   format("%.2f", ms > 0 ? c.traversed_edges / ms / 1e6 : 0.0), ratio(base, r),
+                   format("%.2f", ms > 0 ? c.traversed_edges / ms / 1e6 : 0.0),
+                   std::to_string(r.stats.num_levels), ratio(base, r),
                    ratio(flat, r), std::to_string(s.child_launches),
                    s.child_launches > 0 ? format("%.1f", 100.0 * s.tiny_grid_share) : "-",
                    std::to_string(s.fallbacks), std::to_string(s.pending_high_water),

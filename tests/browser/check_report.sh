@@ -22,7 +22,7 @@ if grep -E ":CONSOLE" "$out/chromium.log"; then
   echo "FAILED: the report logged to the console" >&2
   exit 1
 fi
-for section in "1. Summary" "2. Child grids" "3. Launch tree" "4. Pending launches" "5. Divergence"; do
+for section in "1. Summary" "2. Child grids" "3. Launch tree" "4. Pending launches" "5. Divergence" "6. Findings"; do
   grep -q "$section" "$out/report.dom.html" || { echo "FAILED: section '$section' missing from the DOM" >&2; exit 1; }
 done
 timeout 60 "$browser" "${flags[@]}" --window-size=1200,2400 --screenshot="$out/report_screenshot.png" \

@@ -45,8 +45,10 @@ class profile_document {
   /// device_json(), or any object (host tests pass their own).
   profile_document(std::string program, nlohmann::json device);
 
-  /// Append a run, with its trace when it was traced.
-  void add_run(const run_info& run, const std::optional<trace_snapshot>& trace = std::nullopt);
+  /// Append a run, with its trace when it was traced (its first `max_records` launch records;
+  /// the counters are always complete).
+  void add_run(const run_info& run, const std::optional<trace_snapshot>& trace = std::nullopt,
+               std::size_t max_records = 16384);
 
   [[nodiscard]] const nlohmann::json& json() const noexcept { return doc_; }
 
