@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       const auto graph = cdpkit::load_graph(spec);
       const auto c = cdpkit::samples::make_bfs_case(
           std::filesystem::path(spec).filename().string(), graph,
-          cdpkit::samples::highest_degree_vertex(graph));
+          graph.highest_degree_vertex());
       cdpkit::device_graph dgraph(graph);
       std::vector<cdpkit::bfs_options> runs;
       for (auto v : cdpkit::all_bfs_variants()) {

@@ -8,7 +8,7 @@
 //    choice lands.
 // 4. Write every row to --json in the BENCH.md shape (ratios are computed from one document).
 
-#include "driver.hpp"
+#include "loop_to_child_driver.hpp"
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     std::cout << "loading " << graph_spec << " ..." << std::endl;
     const cdpkit::csr_graph graph = cdpkit::load_graph(graph_spec, csr, seed);
     if (graph.num_vertices == 0) throw cdpkit::input_error(graph_spec + ": the graph has no vertices");
-    const std::uint32_t src = source.value_or(cdpkit::samples::highest_degree_vertex(graph));
+    const std::uint32_t src = source.value_or(graph.highest_degree_vertex());
     if (src >= graph.num_vertices)
       throw cdpkit::input_error("--source " + std::to_string(src) + " is not a vertex (the graph has " +
                                 std::to_string(graph.num_vertices) + ")");

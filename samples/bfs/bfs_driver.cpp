@@ -8,13 +8,6 @@ namespace cdpkit::samples {
 
 using profiling::format;
 
-std::uint32_t highest_degree_vertex(const csr_graph& g) {
-  std::uint32_t best = 0;
-  for (std::uint32_t v = 0; v < g.num_vertices; ++v)
-    if (g.degree(v) > g.degree(best)) best = v;
-  return best;
-}
-
 bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t source) {
   bfs_case c{std::move(input), &graph, source, bfs_reference(graph, source), 0, 0};
   c.traversed_edges = bfs_traversed_edges(graph, c.reference);

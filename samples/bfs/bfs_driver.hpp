@@ -28,9 +28,6 @@ struct bfs_case {
 /// Reference levels, TEPS edge count and level count for `source`.
 bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t source);
 
-/// The vertex of highest degree (lowest id among ties): a source inside the big component.
-std::uint32_t highest_degree_vertex(const csr_graph& graph);
-
 struct bfs_run {
   bfs_options options;
   profiling::measurement m;

@@ -11,7 +11,7 @@
 //   loop_to_child --dist power_law --segments 1048576 --profile l2c.json
 //   loop_to_child --policy thresholded --threshold 256 --stream named_per_thread
 
-#include "driver.hpp"
+#include "loop_to_child_driver.hpp"
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>

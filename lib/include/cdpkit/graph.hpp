@@ -36,6 +36,9 @@ struct csr_graph {
   [[nodiscard]] std::uint64_t num_edges() const noexcept { return neighbors.size(); }
   [[nodiscard]] std::uint32_t degree(std::uint32_t v) const { return offsets[v + 1] - offsets[v]; }
   [[nodiscard]] std::uint32_t max_degree() const;
+  /// The vertex of highest degree (the lowest id among ties; 0 for an empty graph): a BFS
+  /// source inside the big component.
+  [[nodiscard]] std::uint32_t highest_degree_vertex() const;
 };
 
 /// Build the CSR: drop self loops and duplicate edges, symmetrize (options or list.symmetric),

@@ -140,15 +140,11 @@ loop_policy policy_for(const bfs_options& o) {
   switch (o.variant) {
     case bfs_variant::vertex_loop: p.kind = loop_policy_kind::serial_loop; break;
     case bfs_variant::cdp_naive:
+    case bfs_variant::cdp_streams:  // the lecture's code: a 1024-thread child per frontier vertex
       p.kind = loop_policy_kind::child_per_thread;
       p.threshold = 0u;
-      p.stream = stream_kind::null_stream;
-      p.child_block_threads = 1024;
-      break;
-    case bfs_variant::cdp_streams:
-      p.kind = loop_policy_kind::child_per_thread;
-      p.threshold = 0u;
-      p.stream = stream_kind::named_per_thread;
+      p.stream = o.variant == bfs_variant::cdp_naive ? stream_kind::null_stream
+                                                     : stream_kind::named_per_thread;
       p.child_block_threads = 1024;
       break;
     case bfs_variant::cdp_threshold:

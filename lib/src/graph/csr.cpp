@@ -32,10 +32,15 @@ void parallel_ranges(std::uint64_t n, Fn fn) {
 }
 }  // namespace
 
-std::uint32_t csr_graph::max_degree() const {
+std::uint32_t csr_graph::highest_degree_vertex() const {
   std::uint32_t best = 0;
-  for (std::uint32_t v = 0; v < num_vertices; ++v) best = std::max(best, degree(v));
+  for (std::uint32_t v = 1; v < num_vertices; ++v)
+    if (degree(v) > degree(best)) best = v;
   return best;
+}
+
+std::uint32_t csr_graph::max_degree() const {
+  return num_vertices == 0 ? 0 : degree(highest_degree_vertex());
 }
 
 csr_graph build_csr(const edge_list& list, const csr_options& options) {

@@ -1,4 +1,4 @@
-#include "driver.hpp"
+#include "loop_to_child_driver.hpp"
 
 #include <cdpkit/profiling/table.hpp>
 
