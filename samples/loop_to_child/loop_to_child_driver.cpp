@@ -93,7 +93,8 @@ void print_results(std::ostream& out, const std::string& input, const segment_wo
       << " items) and warp eff (active lanes / 32 over probed item-loop steps): one traced run.\n"
          "vs serial / vs flat: speedup over serial_loop / flat_balanced in this run (>1 = faster).\n"
          "T: launch when a segment (thresholded) or a warp's / block's items (aggregated) exceed "
-         "it; auto = max(cost model, what the pending budget allows).\n";
+         "it; auto: chosen on the device, balancing the launch path against the longest inline loop"
+         " within half the pending budget.\n";
 }
 
 nlohmann::json policy_params(const policy_result& r) {
