@@ -240,3 +240,21 @@ TEST_CASE("the command line rejects a bad profile with exit code 2 and leaves no
   CHECK(json::parse(std::ifstream(trace)).contains("traceEvents"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a profile holding only part of the records says the tree is sampled") {
+  auto doc = valid_profile(4);
+  doc["runs"][1]["trace"]["records"]["requested"] = 100;
+  const auto p = rep::parse_profile(doc.dump(), "p.json");
+  CHECK(rep::build_launch_tree(*p.runs[1].trace).from_sample);
+  std::string all;
+  for (const auto& f : rep::findings(p)) all += f.text + "\n";
+  CHECK(all.find("the profile holds 4 of the 100 launch records") != std::string::npos);
+  const auto full = rep::parse_profile(valid_profile(4).dump(), "p.json");
+  const auto tree = rep::build_launch_tree(*full.runs[1].trace);
+  CHECK_FALSE(tree.from_sample);
+  REQUIRE(tree.nodes.size() == 2);  // depth 1 (the root's child) and depth 2
+  CHECK(tree.nodes[0].depth == 1);
+  CHECK(tree.nodes[0].launches == 1u);
+  CHECK(tree.nodes[1].launches == 3u);
+  CHECK(tree.nodes[1].mean_work == doctest::Approx((4 + 600 + 4) / 3.0));
+}

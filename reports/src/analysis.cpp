@@ -84,7 +84,7 @@ std::vector<band> underutilized_bands(const site_profile& site, const trace_prof
     }
     if (all > 0) {
       b.thread_share = in / all;
-      b.thread_share_sampled = trace.records_dropped > 0;
+      b.thread_share_sampled = trace.records.size() < trace.records_requested;
     }
     out.push_back(std::move(b));
   }
@@ -93,7 +93,7 @@ std::vector<band> underutilized_bands(const site_profile& site, const trace_prof
 
 launch_tree build_launch_tree(const trace_profile& trace) {
   launch_tree t;
-  t.from_sample = trace.records_dropped > 0;
+  t.from_sample = trace.records.size() < trace.records_requested;
   std::map<std::uint32_t, const launch_rec*> by_id;
   for (const auto& r : trace.records) by_id[r.id] = &r;
   std::map<std::pair<int, int>, std::pair<std::uint64_t, double>> nodes;  // (depth, site) -> (n, work)
@@ -230,11 +230,12 @@ std::vector<finding> findings(const profile& p) {
                            " the items across threads."});
       }
     }
-    if (t.records_dropped > 0)
-      out.push_back({severity::info, run_name + ": the trace kept " + number(t.records_stored) + " of " +
-                                         number(t.records_requested) +
-                                         " launch records (buffer full): the launch tree and the Chrome trace are"
-                                         " sampled, the counters are exact."});
+    if (t.records.size() < t.records_requested)
+      out.push_back({severity::info, run_name + ": the profile holds " + number(t.records.size()) + " of the " +
+                                         number(t.records_requested) + " launch records (the device buffer kept " +
+                                         number(t.records_stored) +
+                                         "): the launch tree and the Chrome trace are sampled, the counters and "
+                                         "histograms are exact."});
   }
   // 5. fastest per input
   std::map<std::pair<std::string, std::string>, std::size_t> best;

@@ -300,8 +300,8 @@ void tree_section(std::ostringstream& o, const profile& p) {
     if (launched == 0) continue;
     const launch_tree tree = build_launch_tree(*r.trace);
     o << "<h3>" << esc(run_title(r)) << "</h3>" << icicle(tree);
-    if (tree.from_sample) o << "<p class=\"note\">From the " << num(r.trace->records_stored) << " kept records of "
-                            << num(r.trace->records_requested) << ".</p>";
+    if (tree.from_sample) o << "<p class=\"note\">From the first " << num(r.trace->records.size())
+                            << " launch records of " << num(r.trace->records_requested) << ".</p>";
     o << "<table><tr><th class=\"l\">parent</th><th class=\"l\">child site</th><th>depth</th><th>launches</th></tr>";
     for (const auto& e : tree.edges) {
       const site_profile* ps = e.parent_site >= 0 ? r.trace->site(e.parent_site) : nullptr;

@@ -18,8 +18,8 @@ struct band {
   int last_bucket = -1;     ///< buckets [0, last_bucket] of that histogram are in the band
   std::uint64_t launches_in = 0, launches_total = 0;
   double launch_share = 0;  ///< launches_in / launches_total (0 without launches)
-  /// Share of launched threads in the band, from the launch records (exact when none were
-  /// dropped, else from the kept sample); unset without records of the site.
+  /// Share of launched threads in the band, from the launch records in the profile (exact when
+  /// it holds all of them, else from that sample); unset without records of the site.
   std::optional<double> thread_share;
   bool thread_share_sampled = false;
 };
@@ -51,7 +51,7 @@ struct tree_edge {
 struct launch_tree {
   std::vector<tree_node> nodes;  ///< sorted by depth, then site
   std::vector<tree_edge> edges;
-  bool from_sample = false;      ///< records were dropped: the tree covers the kept ones
+  bool from_sample = false;      ///< the profile holds only some records: the tree covers those
 };
 /// Aggregate the launched records of a trace by depth and site.
 launch_tree build_launch_tree(const trace_profile& trace);
