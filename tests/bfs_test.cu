@@ -147,14 +147,38 @@ TEST_CASE("BFS levels on RMAT scale 18 pass Graph500-style validation" * CDPKIT_
   const std::uint32_t hub = g.highest_degree_vertex();
   cdpkit::device_graph dg(g);
   cdpkit::bfs_engine engine(dg);
-  for (const auto v : {cdpkit::bfs_variant::cdp_threshold, cdpkit::bfs_variant::cdp_aggregated_warp,
-                       cdpkit::bfs_variant::edge_balanced}) {
+  for (const auto v : cdpkit::all_bfs_variants()) {
     CAPTURE(cdpkit::to_string(v));
     cdpkit::bfs_options o;
     o.variant = v;
+    if (v == cdpkit::bfs_variant::device_driver)
+      o.threshold = cdpkit::default_bfs_threshold(g, o, cdpkit::default_runtime().pending_budget());
     engine.run(hub, o, cdpkit::default_runtime());
     const auto validation = cdpkit::validate_bfs_levels(g, hub, engine.levels());
     CAPTURE(validation.first_error);
     CHECK(validation.errors == 0u);
   }
+}
+
+TEST_CASE("the device driver hands the level loop back to the host when a launch is refused" *
+          CDPKIT_GPU_CASE) {
+  // A budget of one child: the first level's grid takes it, so the driver's continuation is
+  // refused and the host must finish the remaining levels.
+  cdpkit::launch_config config;
+  config.pending_budget = 1;
+  cdpkit::launch_runtime rt(config);
+  const auto g = cdpkit::load_graph("grid:16");
+  cdpkit::device_graph dg(g);
+  cdpkit::bfs_engine engine(dg);
+  cdpkit::bfs_options o;
+  o.variant = cdpkit::bfs_variant::device_driver;
+  o.threshold = 1000;
+  cdpkit::profiling::trace_session session(rt);
+  const auto stats = engine.run(0, o, rt);
+  CHECK(engine.levels() == cdpkit::bfs_reference(g, 0));
+  CHECK(stats.driver_handed_back);
+  CHECK(stats.device_levels == 1u);
+  CHECK(stats.num_levels == 31u);
+  const auto trace = session.collect();
+  CHECK(trace.sites[cdpkit::sites::bfs_driver].outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)] == 1u);
 }
