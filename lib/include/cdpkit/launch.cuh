@@ -68,13 +68,21 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
     atomicSub(&s->pending, 1);
     return false;
   }
-  if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
   // Occupied slots never exceed the in-flight count, which is below slot_count for us here, so a
-  // free slot exists; probing from a spread start finds it in a step or two.
+  // free slot exists; probing from a spread start finds it in a step or two. The probe is bounded
+  // all the same (two passes): a parent must never spin on its children, so if concurrent
+  // acquirers keep every slot it looks at busy, the request falls back like an exhausted budget.
   std::uint32_t i = static_cast<std::uint32_t>(prev) % s->slot_count;
-  while (atomicCAS(&s->slots[i], 0u, blocks) != 0u) i = (i + 1 == s->slot_count) ? 0u : i + 1;
-  *slot = i;
-  return true;
+  for (std::uint32_t tries = 0; tries < 2u * s->slot_count; ++tries) {
+    if (atomicCAS(&s->slots[i], 0u, blocks) == 0u) {
+      if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
+      *slot = i;
+      return true;
+    }
+    i = (i + 1 == s->slot_count) ? 0u : i + 1;
+  }
+  atomicSub(&s->pending, 1);
+  return false;
 }
 
 /// Give back the budget of a child whose launch failed.
