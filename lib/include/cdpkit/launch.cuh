@@ -211,7 +211,10 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     if (err == cudaSuccess) {
       child_entry_kernel<Body><<<grid, block, shared_bytes, st>>>(child, body);
       err = cudaGetLastError();
-      if (stream == stream_kind::named_per_thread) (void)cudaStreamDestroy(st);
+      if (stream == stream_kind::named_per_thread) {
+        (void)cudaStreamDestroy(st);
+        (void)cudaGetLastError();  // leave no error behind for this thread's next launch check
+      }
     } else {
       (void)cudaGetLastError();
     }
