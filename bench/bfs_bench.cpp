@@ -6,6 +6,7 @@
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
+#include <cdpkit/profiling/program.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/profiling/bench_json.hpp>
 #include <cdpkit/profiling/profile.hpp>
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
   CLI11_PARSE(app, argc, argv);
 
-  try {
+  return cdpkit::profiling::run_program("bfs_bench", [&] {
     cdpkit::launch_runtime runtime;
     auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());
     const double neighbor_ns = calibrate_neighbor_ns(runtime, reps);
@@ -119,16 +120,6 @@ int main(int argc, char** argv) {
       cdpkit::profiling::write_json_file(doc, json_path);
       std::cout << "\nrows written to " << json_path << "\n";
     }
-    if (!ok) {
-      std::cerr << "bfs_bench: a result check FAILED\n";
-      return 1;
-    }
-    return 0;
-  } catch (const cdpkit::input_error& e) {
-    std::cerr << "bfs_bench: " << e.what() << "\n";
-    return 2;
-  } catch (const cdpkit::cuda_error& e) {
-    std::cerr << "bfs_bench: CUDA error: " << e.what() << "\n";
-    return 3;
-  }
+    return ok;
+  });
 }

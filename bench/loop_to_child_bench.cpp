@@ -11,6 +11,7 @@
 #include "loop_to_child_driver.hpp"
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/profiling/program.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/profiling/bench_json.hpp>
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here");
   CLI11_PARSE(app, argc, argv);
 
-  try {
+  return cdpkit::profiling::run_program("loop_to_child_bench", [&] {
     std::vector<cdpkit::segment_dist> dists;
     if (dist_name == "all") dists = cdpkit::all_segment_dists();
     else dists.push_back(cdpkit::parse_segment_dist(dist_name));
@@ -113,16 +114,6 @@ int main(int argc, char** argv) {
       cdpkit::profiling::write_json_file(doc, json_path);
       std::cout << "\nrows written to " << json_path << "\n";
     }
-    if (!ok) {
-      std::cerr << "loop_to_child_bench: a result check FAILED\n";
-      return 1;
-    }
-    return 0;
-  } catch (const cdpkit::input_error& e) {
-    std::cerr << "loop_to_child_bench: " << e.what() << "\n";
-    return 2;
-  } catch (const cdpkit::cuda_error& e) {
-    std::cerr << "loop_to_child_bench: CUDA error: " << e.what() << "\n";
-    return 3;
-  }
+    return ok;
+  });
 }

@@ -16,6 +16,7 @@
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
+#include <cdpkit/profiling/program.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/profiling/profile.hpp>
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
   app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/1) here");
   CLI11_PARSE(app, argc, argv);
 
-  try {
+  return cdpkit::profiling::run_program("bfs", [&] {
     CDPKIT_NVTX_RANGE("bfs sample");
     std::vector<cdpkit::bfs_variant> variants;
     if (variant_name == "all") variants = cdpkit::all_bfs_variants();
@@ -96,16 +97,6 @@ int main(int argc, char** argv) {
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }
-    if (!cdpkit::samples::all_verified(results)) {
-      std::cerr << "bfs: a result check FAILED (see the check column)\n";
-      return 1;
-    }
-    return 0;
-  } catch (const cdpkit::input_error& e) {
-    std::cerr << "bfs: " << e.what() << "\n";
-    return 2;
-  } catch (const cdpkit::cuda_error& e) {
-    std::cerr << "bfs: CUDA error: " << e.what() << "\n";
-    return 3;
-  }
+    return cdpkit::samples::all_verified(results);
+  });
 }

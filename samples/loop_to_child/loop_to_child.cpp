@@ -14,6 +14,7 @@
 #include "loop_to_child_driver.hpp"
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/profiling/program.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/nvtx.hpp>
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/1) here");
   CLI11_PARSE(app, argc, argv);
 
-  try {
+  return cdpkit::profiling::run_program("loop_to_child", [&] {
     CDPKIT_NVTX_RANGE("loop_to_child sample");
     seg.dist = cdpkit::parse_segment_dist(dist_name);
     const auto stream = cdpkit::parse_stream_kind(stream_name);
@@ -102,16 +103,6 @@ int main(int argc, char** argv) {
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }
-    if (!cdpkit::samples::all_verified(results)) {
-      std::cerr << "loop_to_child: a result check FAILED (see the check column)\n";
-      return 1;
-    }
-    return 0;
-  } catch (const cdpkit::input_error& e) {
-    std::cerr << "loop_to_child: " << e.what() << "\n";
-    return 2;
-  } catch (const cdpkit::cuda_error& e) {
-    std::cerr << "loop_to_child: CUDA error: " << e.what() << "\n";
-    return 3;
-  }
+    return cdpkit::samples::all_verified(results);
+  });
 }
