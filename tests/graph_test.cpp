@@ -8,6 +8,10 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/graph.hpp>
+#include <cdpkit/memory.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -181,6 +185,277 @@ TEST_CASE("graph specs and unreadable files give clear errors") {
   }
   CHECK_THROWS_WITH_AS(cdpkit::load_graph(path.string()), doctest::Contains("truncated"), cdpkit::input_error);
   std::filesystem::remove(path);
+}
+
+namespace {
+
+/// A fresh directory under the system temp dir, removed with everything in it at scope exit.
+class temp_dir {
+ public:
+  temp_dir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("cdpkit_graph_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  /// Write `text` to a file `name` in the directory; its path.
+  [[nodiscard]] std::string file(const std::string& name, const std::string& text) const {
+    const auto p = path_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  std::filesystem::path path_;
+};
+
+/// The message of the input_error fn throws ("no error" when it throws none).
+template <class Fn>
+std::string input_error_of(Fn fn) {
+  try {
+    (void)fn();
+  } catch (const cdpkit::input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+/// True when the host memory is known and smaller than `bytes`: only then can a case show that
+/// a size is refused for memory (on a host with that much free, the allocation is legitimate).
+bool host_memory_below(std::uint64_t bytes) {
+  const std::uint64_t available = cdpkit::available_host_memory();
+  const bool below = available != 0 && available < bytes;
+  if (!below)
+    MESSAGE("host has " << cdpkit::format_bytes(available) << " available, not below "
+                        << cdpkit::format_bytes(bytes) << ": memory refusal not exercised");
+  return below;
+}
+
+const std::string mm_head = "%%MatrixMarket matrix coordinate pattern general\n";
+
+/// doctest::Contains over a std::string built at run time.
+doctest::Contains contains(const std::string& s) { return doctest::Contains(s.c_str()); }
+
+}  // namespace
+
+TEST_CASE("the vertex bound and the build_csr memory estimate follow their documented rules") {
+  CHECK(cdpkit::dense_vertex_bound(0) == (1u << 20));
+  CHECK(cdpkit::dense_vertex_bound(1) == (1u << 20));
+  CHECK(cdpkit::dense_vertex_bound(1u << 16) == (1u << 20));
+  CHECK(cdpkit::dense_vertex_bound(100000) == 1600000u);
+  CHECK(cdpkit::dense_vertex_bound(UINT64_MAX) == UINT64_MAX);
+  // 16 bytes per vertex (+1) and 8 per directed edge
+  CHECK(cdpkit::build_csr_host_bytes(10, 5, true) == 16u * 11 + 8u * 10);
+  CHECK(cdpkit::build_csr_host_bytes(10, 5, false) == 16u * 11 + 8u * 5);
+  CHECK(cdpkit::build_csr_host_bytes(UINT64_MAX, 1, true) == UINT64_MAX);
+  CHECK(cdpkit::build_csr_host_bytes(1, UINT64_MAX / 4, true) == UINT64_MAX);
+  const std::uint64_t cap = cdpkit::default_max_graph_file_bytes();
+  CHECK(cap >= 16ull << 20);
+  CHECK(cap <= 64ull << 30);
+  const std::uint64_t available = cdpkit::available_host_memory();
+  if (available != 0) {
+    CHECK(cap <= std::max<std::uint64_t>(16ull << 20, available / 4));
+  }
+}
+
+TEST_CASE("an edge list naming a vertex far beyond its edge count is refused unless sparse ids are allowed") {
+  // The user's files: 13 bytes that asked for 4 billion (std::bad_alloc) or 1 billion (8 GB) vertices.
+  CHECK(el_error("0 4000000000\n") ==
+        "t.txt:1: vertex id 4000000000 makes 4000000001 vertices for 1 edge, more than the 1048576 a "
+        "graph file may have (max(2^20, 16 x edges)); ids this sparse are accepted only with "
+        "graph_read_options::allow_sparse_ids");
+  CHECK(el_error("0 999999999\n").rfind("t.txt:1: vertex id 999999999 makes 1000000000 vertices for 1 edge", 0) == 0);
+  // the line named is the one with the largest id
+  CHECK(el_error("0 1\n# c\n2 5000000\n3 4\n").rfind("t.txt:3: vertex id 5000000 makes 5000001 vertices for 3 edges", 0) == 0);
+  // the bound itself: 2^20 vertices for a small file, 16 per edge for a large one
+  CHECK(cdpkit::parse_edge_list("0 1048575\n", "e.txt").num_vertices == 1u << 20);
+  CHECK(el_error("0 1048576\n").find("1048577 vertices for 1 edge") != std::string::npos);
+
+  SUBCASE("through load_graph on a file") {
+    temp_dir dir;
+    const std::string path = dir.file("huge_id.txt", "0 4000000000\n");
+    CHECK(std::filesystem::file_size(path) == 13u);
+    CHECK_THROWS_WITH_AS(cdpkit::load_graph(path),
+                         contains(path + ":1: vertex id 4000000000 makes 4000000001 vertices"),
+                         cdpkit::input_error);
+    CHECK_THROWS_WITH_AS(cdpkit::load_graph(dir.file("big_id.txt", "0 999999999\n")),
+                         doctest::Contains("allow_sparse_ids"), cdpkit::input_error);
+  }
+  SUBCASE("allowed: isolated vertices up to the id, within max_vertices") {
+    cdpkit::graph_read_options sparse;
+    sparse.allow_sparse_ids = true;
+    const auto list = cdpkit::parse_edge_list("0 5000000\n", "e.txt", sparse);
+    CHECK(list.num_vertices == 5000001u);
+    const auto g = cdpkit::build_csr(list);
+    CHECK(g.num_vertices == 5000001u);
+    CHECK(g.degree(0) == 1u);
+    CHECK(g.degree(5000000) == 1u);
+    CHECK(g.num_edges() == 2u);
+    temp_dir dir;
+    CHECK(cdpkit::load_graph(dir.file("sparse.txt", "0 5000000\n"), {}, 1, sparse).num_vertices == 5000001u);
+    sparse.max_vertices = 1000;
+    CHECK(input_error_of([&] { return cdpkit::parse_edge_list("0 1\n1 1000\n", "e.txt", sparse); }) ==
+          "e.txt:2: vertex id 1000 makes 1001 vertices, more than the 1000 allowed "
+          "(graph_read_options::max_vertices)");
+  }
+  SUBCASE("allowed: the host memory check still applies") {
+    cdpkit::graph_read_options sparse;
+    sparse.allow_sparse_ids = true;
+    const auto list = cdpkit::parse_edge_list("0 4294967294\n", "e.txt", sparse);
+    CHECK(list.num_vertices == 4294967295u);
+    if (host_memory_below(cdpkit::build_csr_host_bytes(list.num_vertices, 1, true)))
+      CHECK_THROWS_WITH_AS(cdpkit::build_csr(list),
+                           doctest::Contains("build_csr (4294967295 vertices, 1 edges, symmetrized) needs"),
+                           cdpkit::input_error);
+  }
+}
+
+TEST_CASE("a Matrix Market size line with more vertices than its entries can use is refused unless sparse ids are allowed") {
+  CHECK(mm_error(mm_head + "4294967295 4294967295 0\n") ==
+        "t.mtx:2: the size line declares 4294967295 vertices (max of rows and columns) for 0 entries, "
+        "more than the 1048576 a graph file may have (max(2^20, 16 x entries)); ids this sparse are "
+        "accepted only with graph_read_options::allow_sparse_ids");
+  // a rectangular matrix is as large as its larger side; the line number skips comments
+  CHECK(mm_error(mm_head + "% c\n% c\n3 2000000 1\n1 2\n")
+            .rfind("t.mtx:4: the size line declares 2000000 vertices (max of rows and columns) for 1 entry", 0) == 0);
+  CHECK(cdpkit::parse_matrix_market(mm_head + "1048576 1048576 0\n", "m.mtx").num_vertices == 1u << 20);
+
+  temp_dir dir;
+  const std::string path = dir.file("huge.mtx", mm_head + "4294967295 4294967295 0\n");
+  CHECK_THROWS_WITH_AS(cdpkit::load_graph(path), contains(path + ":2: the size line declares 4294967295 vertices"),
+                       cdpkit::input_error);
+
+  cdpkit::graph_read_options sparse;
+  sparse.allow_sparse_ids = true;
+  const auto list = cdpkit::parse_matrix_market(mm_head + "3000000 3000000 1\n1 2\n", "m.mtx", sparse);
+  CHECK(list.num_vertices == 3000000u);
+  CHECK(list.edges.size() == 1u);
+  sparse.max_vertices = 2999999;
+  CHECK(input_error_of([&] { return cdpkit::parse_matrix_market(mm_head + "3000000 3000000 1\n1 2\n", "m.mtx", sparse); }) ==
+        "m.mtx:2: the size line declares 3000000 vertices (max of rows and columns), more than the "
+        "2999999 allowed (graph_read_options::max_vertices)");
+}
+
+TEST_CASE("a Matrix Market entry count larger than the file can hold is refused before reserving") {
+  // 10^12 entries declared in a 75-byte file: refused at the size line, nothing reserved.
+  const std::string text = mm_head + "3 3 1000000000000\n1 2\n2 3\n";
+  REQUIRE(text.size() == 75u);
+  CHECK(mm_error(text) ==
+        "t.mtx:2: the size line declares 1000000000000 entries; a file of 75 bytes holds at most 19 "
+        "(an entry line takes at least 4 bytes, \"1 1\\n\")");
+  // a 64-byte file holds at most 16 entries: 16 is a truncated file, reported at its end; 17 is
+  // refused at the size line
+  CHECK(mm_error(mm_head + "3 3 16\n1 2\n2 3\n") == "t.mtx:4: truncated: the size line declares 16 entries, the file has 2");
+  CHECK(mm_error(mm_head + "3 3 17\n1 2\n2 3\n") ==
+        "t.mtx:2: the size line declares 17 entries; a file of 64 bytes holds at most 16 "
+        "(an entry line takes at least 4 bytes, \"1 1\\n\")");
+  // the biggest count the size line may name at all is still a clear error
+  CHECK(mm_error(mm_head + "3 3 281474976710655\n").find("t.mtx:2: the size line declares 281474976710655 entries") == 0);
+
+  temp_dir dir;
+  const std::string path = dir.file("lying.mtx", text);
+  CHECK_THROWS_WITH_AS(cdpkit::load_graph(path), contains(path + ":2: the size line declares 1000000000000 entries"),
+                       cdpkit::input_error);
+}
+
+TEST_CASE("graph files that are not regular files are refused without reading them") {
+  SUBCASE("/dev/zero, which never ends") {
+    if (!std::filesystem::exists("/dev/zero")) return;
+    CHECK_THROWS_WITH_AS(cdpkit::load_graph("/dev/zero"),
+                         doctest::Contains("/dev/zero: is a character device, not a regular file"),
+                         cdpkit::input_error);
+    CHECK_THROWS_WITH_AS(cdpkit::read_matrix_market("/dev/zero"), doctest::Contains("not a regular file"),
+                         cdpkit::input_error);
+  }
+  SUBCASE("a directory") {
+    temp_dir dir;
+    CHECK(input_error_of([&] { return cdpkit::read_edge_list(dir.path().string()); }) ==
+          dir.path().string() + ": is a directory, not a regular file; graphs are read from regular files only");
+  }
+  SUBCASE("a FIFO, which would block without a writer") {
+    temp_dir dir;
+    const std::string fifo = (dir.path() / "graph.mtx").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH_AS(cdpkit::load_graph(fifo), contains(fifo + ": is a FIFO, not a regular file"),
+                         cdpkit::input_error);
+  }
+}
+
+TEST_CASE("graph files larger than the size limit are refused") {
+  temp_dir dir;
+  const std::string path = dir.file("ten_edges.txt", "0 1\n1 2\n2 3\n3 4\n4 5\n5 6\n6 7\n7 8\n8 9\n9 0\n");
+  cdpkit::graph_read_options small;
+  small.max_file_bytes = 39;
+  CHECK(input_error_of([&] { return cdpkit::read_edge_list(path, small); }) ==
+        path + ": the file is 40 bytes, more than the 39 bytes a graph file may have "
+               "(graph_read_options::max_file_bytes)");
+  CHECK_THROWS_WITH_AS(cdpkit::load_graph(path, {}, 1, small), doctest::Contains("more than the 39 bytes"),
+                       cdpkit::input_error);
+  small.max_file_bytes = 40;
+  CHECK(cdpkit::read_edge_list(path, small).edges.size() == 10u);
+  CHECK(cdpkit::load_graph(path).num_vertices == 10u);  // far below the default limit
+}
+
+TEST_CASE("generator specs beyond the CSR's 32-bit edge offsets are refused before generating") {
+  CHECK(input_error_of([] { return cdpkit::load_graph("rmat:31:1024"); }) ==
+        "graph spec 'rmat:31:1024': 2199023255552 edges are 4398046511104 directed edges after "
+        "symmetrization; a CSR holds at most 4294967295 directed edges (32-bit offsets)");
+  CHECK(input_error_of([] { return cdpkit::load_graph("rmat:26:32"); })
+            .find("graph spec 'rmat:26:32': 2147483648 edges are 4294967296 directed edges") == 0);
+  CHECK(input_error_of([] { return cdpkit::load_graph("grid:65535"); }) ==
+        "graph spec 'grid:65535': 8589541380 edges are 17179082760 directed edges after "
+        "symmetrization; a CSR holds at most 4294967295 directed edges (32-bit offsets)");
+  // grid:32768 has 4294705152 directed edges, grid:32769 one row too many
+  CHECK(input_error_of([] { return cdpkit::load_graph("grid:32769"); }).find("4295098368 directed edges") !=
+        std::string::npos);
+  CHECK(input_error_of([] { return cdpkit::load_graph("grid:65536"); }) ==
+        "graph spec 'grid:65536': side must be in [1, 65535] (side^2 32-bit vertex ids), got 65536");
+  CHECK(input_error_of([] { return cdpkit::load_graph("uniform:10:4294967295"); })
+            .find("graph spec 'uniform:10:4294967295': 4294967295 edges are 8589934590 directed edges") == 0);
+  CHECK(input_error_of([] { return cdpkit::load_graph("uniform:4294967296:1"); }) ==
+        "graph spec 'uniform:4294967296:1': 4294967296 vertices do not fit 32-bit ids (at most 4294967295)");
+  CHECK(input_error_of([] { return cdpkit::load_graph("uniform:0:5"); }) ==
+        "graph spec 'uniform:0:5': edges need at least one vertex");
+  CHECK(input_error_of([] { return cdpkit::load_graph("rmat:0"); }) == "graph spec 'rmat:0': scale must be in [1, 31], got 0");
+  CHECK(input_error_of([] { return cdpkit::load_graph("rmat:10:0"); }) ==
+        "graph spec 'rmat:10:0': edge factor must be in [1, 1024], got 0");
+  // without symmetrization the limit is on the edges themselves
+  cdpkit::csr_options directed;
+  directed.symmetrize = false;
+  CHECK(input_error_of([&] { return cdpkit::load_graph("rmat:31:4", directed); })
+            .find("graph spec 'rmat:31:4': 8589934592 edges; a CSR holds at most 4294967295") == 0);
+  // the generators themselves
+  CHECK(input_error_of([] { return cdpkit::make_rmat(31, 4); }) ==
+        "make_rmat(scale 31, edge factor 4): 8589934592 edges; at most 4294967295");
+  CHECK(input_error_of([] { return cdpkit::make_grid(65535); }) ==
+        "make_grid: side must be in [1, 46341] (at most 4294967295 edges), got 65535 (8589541380 edges)");
+  CHECK(input_error_of([] { return cdpkit::make_grid(46342); }).find("got 46342") != std::string::npos);
+  CHECK(input_error_of([] { return cdpkit::make_uniform_random(10, 1ull << 32); }) ==
+        "make_uniform_random: more than 4294967295 edges requested");
+}
+
+TEST_CASE("generator specs whose graph does not fit the host memory are refused before allocating") {
+  // 2^32 - 1 vertices and 2^31 - 1 edges: 16 GiB of edges + 64 GiB of vertex arrays + 32 GiB of
+  // directed edges in build_csr.
+  const std::uint64_t n = 4294967295u, m = 2147483647u;
+  if (host_memory_below(8 * m + cdpkit::build_csr_host_bytes(n, m, true)))
+    CHECK_THROWS_WITH_AS(cdpkit::load_graph("uniform:4294967295:2147483647"),
+                         doctest::Contains("graph spec 'uniform:4294967295:2147483647' (4294967295 vertices, "
+                                           "2147483647 edges) needs"),
+                         cdpkit::input_error);
+  if (host_memory_below(8ull * 4294967295u))
+    CHECK_THROWS_WITH_AS(cdpkit::make_uniform_random(10, 4294967295u),
+                         doctest::Contains("make_uniform_random(10, 4294967295) needs"), cdpkit::input_error);
 }
 
 namespace {

@@ -1,9 +1,9 @@
-// CSR construction and the device copy of a graph.
+// CSR construction (pure C++: also compiled into the sanitizer-built fuzz targets; the device
+// copy of a graph is in device_graph.cpp).
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
-
-#include <cuda_runtime.h>
+#include <cdpkit/memory.hpp>
 
 #include <algorithm>
 #include <string>
@@ -30,6 +30,10 @@ void parallel_ranges(std::uint64_t n, Fn fn) {
   }
   for (auto& t : pool) t.join();
 }
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 }  // namespace
 
 std::uint32_t csr_graph::highest_degree_vertex() const {
@@ -43,12 +47,27 @@ std::uint32_t csr_graph::max_degree() const {
   return num_vertices == 0 ? 0 : degree(highest_degree_vertex());
 }
 
+std::uint64_t build_csr_host_bytes(std::uint64_t num_vertices, std::uint64_t num_edges,
+                                   bool symmetrize) noexcept {
+  // Alive together at the peak (step 3): start (8 bytes per vertex + 1), unique_count (4),
+  // offsets (4 per vertex + 1), raw and neighbors (4 + 4 per directed edge before dedup).
+  // The scatter cursor (8 per vertex) of step 2 is freed before unique_count and offsets exist.
+  const std::uint64_t directed = saturating_mul(num_edges, symmetrize ? 2 : 1);
+  return saturating_add(saturating_mul(saturating_add(num_vertices, 1), 16),
+                        saturating_mul(directed, 8));
+}
+
 csr_graph build_csr(const edge_list& list, const csr_options& options) {
-  if (list.num_vertices > 0xffffffffull)
+  if (list.num_vertices > max_csr_vertices)
     throw input_error("build_csr: " + std::to_string(list.num_vertices) +
                       " vertices do not fit 32-bit vertex ids (at most 4294967295)");
   const auto n = static_cast<std::uint32_t>(list.num_vertices);
   const bool both = options.symmetrize || list.symmetric;
+  // 0. everything below, before allocating any of it
+  require_host_memory(build_csr_host_bytes(n, list.edges.size(), both),
+                      "build_csr (" + std::to_string(n) + " vertices, " +
+                          std::to_string(list.edges.size()) + " edges" +
+                          (both ? ", symmetrized)" : ")"));
 
   // 1. count out-degrees (self loops dropped), checking every id
   std::vector<std::uint64_t> start(static_cast<std::size_t>(n) + 1, 0);
@@ -90,7 +109,7 @@ csr_graph build_csr(const edge_list& list, const csr_options& options) {
   std::uint64_t total = 0;
   for (std::uint32_t v = 0; v < n; ++v) {
     total += unique_count[v];
-    if (total > 0xffffffffull)
+    if (total > max_csr_edges)
       throw input_error("build_csr: more than 4294967295 directed edges after symmetrization");
     g.offsets[v + 1] = static_cast<std::uint32_t>(total);
   }
@@ -101,47 +120,6 @@ csr_graph build_csr(const edge_list& list, const csr_options& options) {
                   g.neighbors.begin() + g.offsets[v]);
   });
   return g;
-}
-
-device_graph::device_graph(const csr_graph& graph)
-    : num_vertices_(graph.num_vertices), num_edges_(graph.num_edges()) {
-  try {
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_offsets_, sizeof(std::uint32_t) * graph.offsets.size()));
-    CDPKIT_CUDA_TRY(cudaMemcpy(d_offsets_, graph.offsets.data(),
-                               sizeof(std::uint32_t) * graph.offsets.size(), cudaMemcpyHostToDevice));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_neighbors_, sizeof(std::uint32_t) * std::max<std::size_t>(1, graph.neighbors.size())));
-    if (!graph.neighbors.empty())
-      CDPKIT_CUDA_TRY(cudaMemcpy(d_neighbors_, graph.neighbors.data(),
-                                 sizeof(std::uint32_t) * graph.neighbors.size(),
-                                 cudaMemcpyHostToDevice));
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-device_graph::~device_graph() { release(); }
-
-device_graph::device_graph(device_graph&& o) noexcept
-    : num_vertices_(o.num_vertices_), num_edges_(o.num_edges_),
-      d_offsets_(std::exchange(o.d_offsets_, nullptr)),
-      d_neighbors_(std::exchange(o.d_neighbors_, nullptr)) {}
-
-device_graph& device_graph::operator=(device_graph&& o) noexcept {
-  if (this != &o) {
-    release();
-    num_vertices_ = o.num_vertices_;
-    num_edges_ = o.num_edges_;
-    d_offsets_ = std::exchange(o.d_offsets_, nullptr);
-    d_neighbors_ = std::exchange(o.d_neighbors_, nullptr);
-  }
-  return *this;
-}
-
-void device_graph::release() noexcept {
-  (void)cudaFree(d_offsets_);
-  (void)cudaFree(d_neighbors_);
-  d_offsets_ = d_neighbors_ = nullptr;
 }
 
 }  // namespace cdpkit

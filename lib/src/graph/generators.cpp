@@ -1,11 +1,19 @@
-// Graph generators: Graph500 RMAT, 2-D grid, uniform random. Deterministic per seed, whatever
-// the number of threads (edges are drawn in fixed chunks, each with its own seeded stream).
+// Graph generators (Graph500 RMAT, 2-D grid, uniform random) and graph specifications
+// (load_graph: a generator spec or a file). Deterministic per seed, whatever the number of
+// threads (edges are drawn in fixed chunks, each with its own seeded stream). Pure C++.
+//
+// Every size is checked before anything is allocated: the edge count against the CSR's 32-bit
+// offsets, and the bytes of the edge list (and, for a spec, of build_csr) against the available
+// host memory.
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
+#include <cdpkit/memory.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace cdpkit {
@@ -31,6 +39,18 @@ struct splitmix64 {
 };
 
 constexpr std::uint64_t chunk_edges = 1ull << 20;
+
+using edge_pair = std::pair<std::uint32_t, std::uint32_t>;
+
+/// Host bytes make_rmat allocates: the edge list and the label permutation.
+std::uint64_t rmat_bytes(std::uint64_t num_vertices, std::uint64_t num_edges) {
+  const std::uint64_t edges = saturating_mul(num_edges, sizeof(edge_pair));
+  const std::uint64_t perm = saturating_mul(num_vertices, sizeof(std::uint32_t));
+  return edges > UINT64_MAX - perm ? UINT64_MAX : edges + perm;
+}
+
+/// Edges of a side x side 4-neighbour grid: side - 1 per row and per column.
+std::uint64_t grid_edges(std::uint64_t side) { return side == 0 ? 0 : 2 * side * (side - 1); }
 
 /// Fill edges[k] for every k by gen(rng, k), chunk by chunk across threads.
 template <class Gen>
@@ -64,10 +84,15 @@ edge_list make_rmat(int scale, int edge_factor, std::uint64_t seed, double a, do
                       std::to_string(edge_factor));
   if (a < 0 || b < 0 || c < 0 || a + b + c > 1.0)
     throw input_error("make_rmat: probabilities a, b, c must be >= 0 with a + b + c <= 1");
-  const std::uint64_t n = 1ull << scale;
+  const std::uint64_t n = 1ull << scale, m = n * static_cast<std::uint64_t>(edge_factor);
+  const std::string what = "make_rmat(scale " + std::to_string(scale) + ", edge factor " +
+                           std::to_string(edge_factor) + ")";
+  if (m > max_csr_edges)
+    throw input_error(what + ": " + std::to_string(m) + " edges; at most 4294967295");
+  require_host_memory(rmat_bytes(n, m), what);
   edge_list list;
   list.num_vertices = n;
-  list.edges.resize(n * static_cast<std::uint64_t>(edge_factor));
+  list.edges.resize(m);
   // thresholds on a 32-bit uniform
   const auto ta = static_cast<std::uint64_t>(a * 4294967296.0);
   const auto tab = static_cast<std::uint64_t>((a + b) * 4294967296.0);
@@ -97,11 +122,15 @@ edge_list make_rmat(int scale, int edge_factor, std::uint64_t seed, double a, do
 }
 
 edge_list make_grid(std::uint32_t side) {
-  if (side == 0 || static_cast<std::uint64_t>(side) * side > 0xffffffffull)
-    throw input_error("make_grid: side must be in [1, 65535], got " + std::to_string(side));
+  const std::uint64_t m = grid_edges(side);
+  if (side == 0 || m > max_csr_edges)
+    throw input_error("make_grid: side must be in [1, 46341] (at most 4294967295 edges), got " +
+                      std::to_string(side) + (side == 0 ? "" : " (" + std::to_string(m) + " edges)"));
+  require_host_memory(saturating_mul(m, sizeof(edge_pair)),
+                      "make_grid(" + std::to_string(side) + ")");
   edge_list list;
   list.num_vertices = static_cast<std::uint64_t>(side) * side;
-  list.edges.reserve(2 * list.num_vertices);
+  list.edges.reserve(m);
   for (std::uint32_t r = 0; r < side; ++r)
     for (std::uint32_t c = 0; c < side; ++c) {
       const std::uint32_t v = r * side + c;
@@ -115,8 +144,11 @@ edge_list make_uniform_random(std::uint32_t num_vertices, std::uint64_t num_edge
                               std::uint64_t seed) {
   if (num_vertices == 0 && num_edges > 0)
     throw input_error("make_uniform_random: edges need at least one vertex");
-  if (num_edges > 0xffffffffull)
+  if (num_edges > max_csr_edges)
     throw input_error("make_uniform_random: more than 4294967295 edges requested");
+  require_host_memory(saturating_mul(num_edges, sizeof(edge_pair)),
+                      "make_uniform_random(" + std::to_string(num_vertices) + ", " +
+                          std::to_string(num_edges) + ")");
   edge_list list;
   list.num_vertices = num_vertices;
   list.edges.resize(num_edges);
@@ -127,6 +159,119 @@ edge_list make_uniform_random(std::uint32_t num_vertices, std::uint64_t num_edge
         static_cast<std::uint32_t>((r >> 32) % num_vertices)};
   });
   return list;
+}
+
+// --- graph specifications --------------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void spec_fail(const std::string& spec, const std::string& reason) {
+  throw input_error("graph spec '" + spec + "': " + reason);
+}
+
+std::uint64_t parse_spec_number(std::string_view token, const std::string& spec) {
+  if (token.empty()) spec_fail(spec, "missing number");
+  std::uint64_t v = 0;
+  for (char c : token) {
+    if (c < '0' || c > '9' || v > 0xffffffffull)
+      spec_fail(spec, "'" + std::string(token) + "' is not a number in range");
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return v;
+}
+
+/// Refuse a generated graph whose directed edges (before deduplication) do not fit a CSR, or
+/// whose edge list (`generator_bytes`) plus build_csr would not fit the host memory: checked
+/// before anything is allocated.
+void check_generated_size(const std::string& spec, std::uint64_t num_vertices,
+                          std::uint64_t num_edges, std::uint64_t generator_bytes,
+                          const csr_options& options) {
+  const std::uint64_t directed = saturating_mul(num_edges, options.symmetrize ? 2 : 1);
+  if (directed > max_csr_edges)
+    spec_fail(spec, std::to_string(num_edges) + " edges" +
+                        (options.symmetrize ? " are " + std::to_string(directed) +
+                                                  " directed edges after symmetrization"
+                                            : std::string()) +
+                        "; a CSR holds at most 4294967295 directed edges (32-bit offsets)");
+  const std::uint64_t csr_bytes = build_csr_host_bytes(num_vertices, num_edges, options.symmetrize);
+  require_host_memory(generator_bytes > UINT64_MAX - csr_bytes ? UINT64_MAX : generator_bytes + csr_bytes,
+                      "graph spec '" + spec + "' (" + std::to_string(num_vertices) + " vertices, " +
+                          std::to_string(num_edges) + " edges)");
+}
+
+/// Generator and build_csr errors, prefixed with the spec or path they came from.
+template <class Fn>
+csr_graph with_context(const std::string& context, Fn fn) {
+  try {
+    return fn();
+  } catch (const input_error& e) {
+    throw input_error(context + ": " + e.what());
+  }
+}
+
+bool ends_with_mtx(const std::string& path) {
+  if (path.size() <= 4) return false;
+  std::string ext = path.substr(path.size() - 4);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".mtx";
+}
+
+}  // namespace
+
+csr_graph load_graph(const std::string& spec, const csr_options& options, std::uint64_t seed,
+                     const graph_read_options& read) {
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  std::vector<std::string_view> args;
+  if (colon != std::string::npos) {
+    std::string_view rest(spec);
+    rest.remove_prefix(colon + 1);
+    while (true) {
+      const auto c = rest.find(':');
+      args.push_back(rest.substr(0, c));
+      if (c == std::string_view::npos) break;
+      rest.remove_prefix(c + 1);
+    }
+  }
+  const std::string context = "graph spec '" + spec + "'";
+  if (kind == "rmat") {
+    if (args.empty() || args.size() > 2)
+      spec_fail(spec, "expected rmat:SCALE or rmat:SCALE:EDGE_FACTOR");
+    const auto scale = parse_spec_number(args[0], spec);
+    const auto ef = args.size() == 2 ? parse_spec_number(args[1], spec) : 16;
+    if (scale < 1 || scale > 31) spec_fail(spec, "scale must be in [1, 31], got " + std::to_string(scale));
+    if (ef < 1 || ef > 1024) spec_fail(spec, "edge factor must be in [1, 1024], got " + std::to_string(ef));
+    const std::uint64_t n = 1ull << scale, m = n * ef;
+    check_generated_size(spec, n, m, rmat_bytes(n, m), options);
+    return with_context(context, [&] {
+      return build_csr(make_rmat(static_cast<int>(scale), static_cast<int>(ef), seed), options);
+    });
+  }
+  if (kind == "grid") {
+    if (args.size() != 1) spec_fail(spec, "expected grid:SIDE");
+    const auto side = parse_spec_number(args[0], spec);
+    if (side < 1 || side > 65535)
+      spec_fail(spec, "side must be in [1, 65535] (side^2 32-bit vertex ids), got " + std::to_string(side));
+    const std::uint64_t m = grid_edges(side);
+    check_generated_size(spec, side * side, m, saturating_mul(m, sizeof(edge_pair)), options);
+    return with_context(context, [&] {
+      return build_csr(make_grid(static_cast<std::uint32_t>(side)), options);
+    });
+  }
+  if (kind == "uniform") {
+    if (args.size() != 2) spec_fail(spec, "expected uniform:VERTICES:EDGES");
+    const auto n = parse_spec_number(args[0], spec);
+    const auto m = parse_spec_number(args[1], spec);
+    if (n > max_csr_vertices)
+      spec_fail(spec, std::to_string(n) + " vertices do not fit 32-bit ids (at most 4294967295)");
+    if (n == 0 && m > 0) spec_fail(spec, "edges need at least one vertex");
+    check_generated_size(spec, n, m, saturating_mul(m, sizeof(edge_pair)), options);
+    return with_context(context, [&] {
+      return build_csr(make_uniform_random(static_cast<std::uint32_t>(n), m, seed), options);
+    });
+  }
+  const edge_list list = ends_with_mtx(spec) ? read_matrix_market(spec, read) : read_edge_list(spec, read);
+  return with_context(spec, [&] { return build_csr(list, options); });
 }
 
 }  // namespace cdpkit

@@ -1,8 +1,22 @@
-// Graph file readers (Matrix Market coordinate, SNAP edge lists) and graph specifications.
-// The whole file is read at once and scanned in place: no iostream per token.
+// Graph file readers: Matrix Market coordinate and SNAP edge lists (pure C++: also compiled into
+// the sanitizer-built fuzz targets). The whole file is read at once and scanned in place: no
+// iostream per token.
+//
+// Files are untrusted input, so nothing they declare is allocated before it is checked:
+//   1. only a regular file is read (never /dev/zero, a FIFO or a directory), at most
+//      max_file_bytes of it;
+//   2. a Matrix Market entry count must fit the file (an entry line takes at least 4 bytes), and
+//      only what the rest of the file can hold is reserved;
+//   3. the vertex count (max id + 1, or max(rows, cols)) must fit dense_vertex_bound(edges)
+//      unless sparse ids are allowed, and max_vertices always; build_csr then checks the memory.
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
+#include <cdpkit/memory.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -34,6 +48,8 @@ class line_scanner {
     return true;
   }
   [[nodiscard]] std::uint64_t number() const noexcept { return number_; }
+  /// Bytes not yet scanned.
+  [[nodiscard]] std::size_t remaining() const noexcept { return rest_.size(); }
 
  private:
   std::string_view rest_;
@@ -84,34 +100,102 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::string read_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr)
-    throw input_error(path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  std::size_t got;
-  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
-  const bool error = std::ferror(f) != 0;
-  std::fclose(f);
-  if (error) throw input_error(path + ": read error");
-  return text;
+/// Throws (at `name`:`line`) when `num_vertices` is more than the options allow for a file of
+/// `num_edges` edges. `subject` says where the count comes from ("vertex id 7 makes 8 vertices"),
+/// `unit` what the edges are called in this format ("edge", "entry").
+void check_vertex_count(std::uint64_t num_vertices, std::uint64_t num_edges,
+                        const graph_read_options& options, const std::string& subject,
+                        const std::string& unit, const std::string& units, const std::string& name,
+                        std::uint64_t line) {
+  const std::uint64_t cap = std::min(options.max_vertices, max_csr_vertices);
+  if (num_vertices > cap)
+    fail(name, line, subject + ", more than the " + std::to_string(cap) +
+                         " allowed (graph_read_options::max_vertices)");
+  const std::uint64_t bound = dense_vertex_bound(num_edges);
+  if (!options.allow_sparse_ids && num_vertices > bound)
+    fail(name, line, subject + " for " + std::to_string(num_edges) + " " +
+                         (num_edges == 1 ? unit : units) + ", more than the " +
+                         std::to_string(bound) + " a graph file may have (max(2^20, 16 x " + units +
+                         ")); ids this sparse are accepted only with "
+                         "graph_read_options::allow_sparse_ids");
 }
 
-std::uint64_t parse_spec_number(std::string_view token, const std::string& spec) {
-  if (token.empty()) throw input_error("graph spec '" + spec + "': missing number");
-  std::uint64_t v = 0;
-  for (char c : token) {
-    if (c < '0' || c > '9' || v > 0xffffffffull)
-      throw input_error("graph spec '" + spec + "': '" + std::string(token) + "' is not a number in range");
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// Closes a file descriptor on every path out.
+struct fd_guard {
+  int fd;
+  ~fd_guard() { (void)::close(fd); }
+};
+
+/// The whole of a regular file of at most options.max_file_bytes (default
+/// default_max_graph_file_bytes()) bytes.
+std::string read_file(const std::string& path, const graph_read_options& options) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after); it does
+  // not change reads from a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw input_error(path + ": cannot open: " + std::strerror(errno));
+  const fd_guard guard{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw input_error(path + ": cannot stat: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw input_error(path + ": is " + file_kind(st.st_mode) +
+                      ", not a regular file; graphs are read from regular files only");
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // plain blocking reads again
+  const bool default_cap = options.max_file_bytes == 0;
+  const std::uint64_t cap = default_cap ? default_max_graph_file_bytes() : options.max_file_bytes;
+  const auto describe = [](std::uint64_t bytes) {
+    return bytes < 1024 ? format_bytes(bytes)
+                        : format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+  };
+  const auto too_large = [&](std::uint64_t size) {
+    return input_error(path + ": the file is " + describe(size) + ", more than the " +
+                       describe(cap) + " a graph file may have (" +
+                       (default_cap ? "by default a quarter of the available host memory, at most "
+                                      "64 GiB; "
+                                    : "") +
+                       "graph_read_options::max_file_bytes)");
+  };
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > cap) throw too_large(size);
+
+  std::string text;
+  text.reserve(static_cast<std::size_t>(size));
+  char buf[1 << 16];
+  while (true) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw input_error(path + ": read error: " + std::strerror(errno));
+    }
+    if (got == 0) break;
+    // a file that grows while it is read stops at the cap all the same
+    const std::uint64_t total = text.size() + static_cast<std::uint64_t>(got);
+    if (total > cap) throw too_large(total);
+    text.append(buf, static_cast<std::size_t>(got));
   }
-  return v;
+  return text;
 }
 
 }  // namespace
 
-edge_list parse_matrix_market(const std::string& text, const std::string& name) {
+std::uint64_t default_max_graph_file_bytes() noexcept {
+  constexpr std::uint64_t ceiling = 64ull << 30, floor = 16ull << 20;
+  const std::uint64_t available = available_host_memory();
+  if (available == 0) return ceiling;
+  return std::clamp(available / 4, floor, ceiling);
+}
+
+edge_list parse_matrix_market(const std::string& text, const std::string& name,
+                              const graph_read_options& options) {
   line_scanner lines(text);
   std::string_view line;
   if (!lines.next(line)) fail(name, 1, "empty file (expected a %%MatrixMarket header)");
@@ -144,10 +228,26 @@ edge_list parse_matrix_market(const std::string& text, const std::string& name) 
   }
   if (!have_size) fail(name, lines.number() + 1, "missing size line 'rows cols entries'");
 
+  // The header is untrusted: an entry line takes at least 4 bytes ("1 1\n", the last one 3), so
+  // a text of S bytes holds at most (S + 1) / 4 entries. A count beyond that is an error here;
+  // one that only the rest of the file cannot hold is a truncated file, reported at its end.
+  const std::uint64_t size_line = lines.number();
+  const std::uint64_t file_capacity = (static_cast<std::uint64_t>(text.size()) + 1) / 4;
+  if (nnz > file_capacity)
+    fail(name, size_line, "the size line declares " + std::to_string(nnz) + " entries; a file of " +
+                              std::to_string(text.size()) + " bytes holds at most " +
+                              std::to_string(file_capacity) +
+                              " (an entry line takes at least 4 bytes, \"1 1\\n\")");
+  check_vertex_count(std::max(rows, cols), nnz, options,
+                     "the size line declares " + std::to_string(std::max(rows, cols)) +
+                         " vertices (max of rows and columns)",
+                     "entry", "entries", name, size_line);
+
   edge_list list;
   list.num_vertices = std::max(rows, cols);
   list.symmetric = symmetry == "symmetric";
-  list.edges.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(nnz, 1ull << 28)));
+  const std::uint64_t rest_capacity = (static_cast<std::uint64_t>(lines.remaining()) + 1) / 4;
+  list.edges.reserve(static_cast<std::size_t>(std::min(nnz, rest_capacity)));
   while (lines.next(line)) {
     if (blank_line(line) || line.front() == '%') continue;
     if (list.edges.size() == nnz)
@@ -169,67 +269,40 @@ edge_list parse_matrix_market(const std::string& text, const std::string& name) 
   return list;
 }
 
-edge_list parse_edge_list(const std::string& text, const std::string& name) {
+edge_list parse_edge_list(const std::string& text, const std::string& name,
+                          const graph_read_options& options) {
   line_scanner lines(text);
   std::string_view line;
   edge_list list;
-  std::uint64_t max_id = 0;
+  std::uint64_t max_id = 0, max_id_line = 0;
   while (lines.next(line)) {
     std::string_view s = line;
     skip_blanks(s);
     if (s.empty() || s.front() == '#' || s.front() == '%') continue;
     const std::uint64_t u = parse_id(next_token(s), 0xfffffffeull, "source vertex id", name, lines.number());
     const std::uint64_t v = parse_id(next_token(s), 0xfffffffeull, "target vertex id", name, lines.number());
-    max_id = std::max({max_id, u, v});
+    if (std::max(u, v) > max_id || max_id_line == 0) {
+      max_id = std::max({max_id, u, v});
+      max_id_line = lines.number();
+    }
     list.edges.emplace_back(static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(v));
   }
   list.num_vertices = list.edges.empty() ? 0 : max_id + 1;
+  // The vertex count is known only at the end; the error names the line of the largest id.
+  if (!list.edges.empty())
+    check_vertex_count(list.num_vertices, list.edges.size(), options,
+                       "vertex id " + std::to_string(max_id) + " makes " +
+                           std::to_string(list.num_vertices) + " vertices",
+                       "edge", "edges", name, max_id_line);
   return list;
 }
 
-edge_list read_matrix_market(const std::string& path) {
-  return parse_matrix_market(read_file(path), path);
+edge_list read_matrix_market(const std::string& path, const graph_read_options& options) {
+  return parse_matrix_market(read_file(path, options), path, options);
 }
 
-edge_list read_edge_list(const std::string& path) { return parse_edge_list(read_file(path), path); }
-
-csr_graph load_graph(const std::string& spec, const csr_options& options, std::uint64_t seed) {
-  const auto colon = spec.find(':');
-  const std::string kind = spec.substr(0, colon);
-  std::vector<std::string_view> args;
-  if (colon != std::string::npos) {
-    std::string_view rest(spec);
-    rest.remove_prefix(colon + 1);
-    while (true) {
-      const auto c = rest.find(':');
-      args.push_back(rest.substr(0, c));
-      if (c == std::string_view::npos) break;
-      rest.remove_prefix(c + 1);
-    }
-  }
-  if (kind == "rmat") {
-    if (args.empty() || args.size() > 2)
-      throw input_error("graph spec '" + spec + "': expected rmat:SCALE or rmat:SCALE:EDGE_FACTOR");
-    const auto scale = parse_spec_number(args[0], spec);
-    const auto ef = args.size() == 2 ? parse_spec_number(args[1], spec) : 16;
-    if (scale > 31 || ef > 1024) throw input_error("graph spec '" + spec + "': scale or edge factor out of range");
-    return build_csr(make_rmat(static_cast<int>(scale), static_cast<int>(ef), seed), options);
-  }
-  if (kind == "grid") {
-    if (args.size() != 1) throw input_error("graph spec '" + spec + "': expected grid:SIDE");
-    return build_csr(make_grid(static_cast<std::uint32_t>(
-                         std::min<std::uint64_t>(parse_spec_number(args[0], spec), 0xffffffffull))),
-                     options);
-  }
-  if (kind == "uniform") {
-    if (args.size() != 2) throw input_error("graph spec '" + spec + "': expected uniform:VERTICES:EDGES");
-    const auto n = parse_spec_number(args[0], spec);
-    if (n > 0xffffffffull) throw input_error("graph spec '" + spec + "': too many vertices");
-    return build_csr(make_uniform_random(static_cast<std::uint32_t>(n), parse_spec_number(args[1], spec), seed),
-                     options);
-  }
-  const bool mtx = spec.size() > 4 && lower(spec.substr(spec.size() - 4)) == ".mtx";
-  return build_csr(mtx ? read_matrix_market(spec) : read_edge_list(spec), options);
+edge_list read_edge_list(const std::string& path, const graph_read_options& options) {
+  return parse_edge_list(read_file(path, options), path, options);
 }
 
 }  // namespace cdpkit
