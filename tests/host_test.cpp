@@ -7,8 +7,10 @@
 #include <cdpkit/launch/sites.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/loop_to_child/threshold_rule.hpp>
+#include <cdpkit/profiling/bench_json.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
+#include <cdpkit/report/profile.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -236,6 +238,56 @@ TEST_CASE("a profile document is written whole and names a bad path") {
   const auto bad = (dir / "no_such_dir" / "p.json").string();
   CHECK_THROWS_WITH_AS(doc.write(bad), doctest::Contains("no_such_dir"), cdpkit::input_error);
   CHECK_FALSE(std::filesystem::exists(bad));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a profile for an input path that is not valid UTF-8 is written with U+FFFD and read back") {
+  const nlohmann::json device = {{"name", "GPU \xff"}, {"cc", "9.0"}, {"sms", 132}, {"driver", 13000},
+                                 {"runtime", 13000}};
+  cdpkit::profiling::profile_document doc("host_test", device);
+  cdpkit::profiling::run_info run;
+  run.algorithm = "bfs";
+  run.variant = "vertex_loop";
+  run.input = "graphs/\xff\xfe" "bad.mtx";  // a Latin-1 file name, as a user's shell passes it
+  run.params = {{"file", "\xc3\x28"}};      // a truncated two-byte sequence
+  run.checked = run.verified = true;
+  doc.add_run(run, constructed_snapshot());
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_host_test_utf8";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "profile.json").string();
+  doc.write(path);
+  CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+  const std::string replacement = "\xef\xbf\xbd";  // U+FFFD
+  std::ifstream in(path);
+  const auto back = nlohmann::json::parse(in);
+  CHECK(back["runs"][0]["input"] == "graphs/" + replacement + replacement + "bad.mtx");
+  CHECK(back["runs"][0]["params"]["file"] == replacement + "(");
+  CHECK(back["device"]["name"] == "GPU " + replacement);
+  // and the report tool reads it like any other profile
+  const auto p = cdpkit::report::load_profile(path);
+  REQUIRE(p.runs.size() == 1u);
+  CHECK(p.runs[0].input == "graphs/" + replacement + replacement + "bad.mtx");
+  CHECK(p.runs[0].trace.has_value());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a profile write that fails names the path and leaves no temporary file") {
+  cdpkit::profiling::profile_document doc("host_test", {{"name", "none"}});
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_host_test_fail";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "taken" / "inside");
+  const auto taken = (dir / "taken").string();  // a directory: the rename into place fails
+  CHECK_THROWS_WITH_AS(doc.write(taken), doctest::Contains(taken.c_str()), cdpkit::input_error);
+  CHECK_FALSE(std::filesystem::exists(taken + ".tmp"));
+  CHECK(std::filesystem::is_directory(taken));  // what was there is untouched
+  CHECK_THROWS_WITH_AS(cdpkit::profiling::write_json_file(doc.json(), ""), "empty output path", cdpkit::input_error);
+  const auto missing = (dir / "missing" / "p.json").string();
+  CHECK_THROWS_WITH_AS(cdpkit::profiling::write_json_file(doc.json(), missing), doctest::Contains(missing.c_str()),
+                       cdpkit::input_error);
+  std::size_t left = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) left += entry.path().extension() == ".tmp";
+  CHECK(left == 0u);
   std::filesystem::remove_all(dir);
 }
 

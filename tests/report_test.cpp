@@ -1,6 +1,7 @@
 // The report tool on the host: profile validation with located errors, the underutilized-band
 // arithmetic on constructed data, findings, the HTML's sections and numbers, the Chrome trace,
-// large traces, and the command line (exit codes, no partial output).
+// large traces, and the command line (exit codes, no partial output). Regression cases for
+// inputs that used to crash the reader: 1e999, 200,000-deep nesting, truncated and garbage text.
 
 #include <doctest/doctest.h>
 
@@ -10,11 +11,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -93,6 +101,68 @@ std::string parse_error(const json& doc) {
     return e.what();
   }
   return "no error";
+}
+
+/// The format_error message for a profile text; "no error" when it is accepted. Any other
+/// exception escapes and fails the case.
+std::string text_error(const std::string& text, const std::string& name = "p.json") {
+  try {
+    (void)rep::parse_profile(text, name);
+  } catch (const rep::format_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// One section of the report: from its heading <h2 id="id"> up to the next <h2> (the last one
+/// up to the script). Empty when the heading is missing.
+std::string section_of(const std::string& html, const std::string& id) {
+  const auto start = html.find("<h2 id=\"" + id + "\">");
+  if (start == std::string::npos) return {};
+  auto end = html.find("<h2 ", start + 1);
+  if (end == std::string::npos) end = html.find("<script>", start);
+  return html.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+/// 1234567 -> "1,234,567" (the report's thousands separators), written here independently.
+std::string grouped(std::uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Run cdpkit-report with `args`; returns the exit code, stdout and stderr in `out` and `err`.
+int run_report(const std::string& args, const std::filesystem::path& dir, std::string& out, std::string& err) {
+  const auto out_file = dir / "stdout.txt", err_file = dir / "stderr.txt";
+  const int rc = std::system((std::string(CDPKIT_REPORT_EXE) + " " + args + " >" + out_file.string() + " 2>" +
+                              err_file.string()).c_str());
+  out = read_text(out_file);
+  err = read_text(err_file);
+  std::filesystem::remove(out_file);
+  std::filesystem::remove(err_file);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+/// Files in `dir` whose names end in ".tmp".
+std::vector<std::string> tmp_files(const std::filesystem::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.path().extension() == ".tmp") found.push_back(entry.path().string());
+  return found;
 }
 
 }  // namespace
@@ -257,4 +327,340 @@ TEST_CASE("a profile holding only part of the records says the tree is sampled")
   CHECK(tree.nodes[0].launches == 1u);
   CHECK(tree.nodes[1].launches == 3u);
   CHECK(tree.nodes[1].mean_work == doctest::Approx((4 + 600 + 4) / 3.0));
+}
+
+TEST_CASE("a number out of double range is a located format error, not an abort") {
+  std::string text = valid_profile().dump();
+  const std::string ms = "\"ms\":40.0";
+  const auto at = text.find(ms);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, ms.size(), "\"ms\":1e999");
+  const std::string offset = std::to_string(at + 5);  // the number itself, after "ms":
+  CAPTURE(text.substr(at, 20));
+  const std::string error = text_error(text);
+  CHECK(error.rfind("p.json: not valid JSON at byte " + offset + " (line 1, column ", 0) == 0);
+  CHECK(contains(error, "number overflow parsing '1e999'"));
+  for (const char* huge : {"-1e999", "1e400", "123456789e999999999999", "1E+999"}) {
+    CAPTURE(huge);
+    std::string t = valid_profile().dump();
+    t.replace(t.find(ms), ms.size(), std::string("\"ms\":") + huge);
+    CHECK(contains(text_error(t), "p.json: not valid JSON at byte " + offset));
+  }
+  // the largest finite double is still a number
+  auto doc = valid_profile();
+  doc["runs"][1]["ms"] = 1.7976931348623157e308;
+  CHECK(rep::parse_profile(doc.dump(), "p.json").runs[1].ms == doctest::Approx(1.7976931348623157e308));
+  // in free-form params too, on another line: the line and column are counted
+  std::string lines = valid_profile().dump(1);
+  const auto params = lines.find("\"params\": {");
+  REQUIRE(params != std::string::npos);
+  lines.insert(params + 11, "\"x\": 1e999,");
+  const auto line = 1 + static_cast<std::size_t>(std::count(lines.begin(), lines.begin() + static_cast<std::ptrdiff_t>(params), '\n'));
+  CHECK(contains(text_error(lines), "(line " + std::to_string(line) + ", column "));
+}
+
+TEST_CASE("a profile nested 200,000 levels deep is refused before any value is built") {
+  const std::size_t levels = 200000;
+  auto deep = [&](const std::string& open, const std::string& close) {
+    std::string nested;
+    nested.reserve(levels * (open.size() + close.size()));
+    for (std::size_t k = 0; k < levels; ++k) nested += open;
+    for (std::size_t k = 0; k < levels; ++k) nested += close;
+    return nested;
+  };
+  const std::string text = valid_profile().dump();
+  const std::string marker = "\"params\":{}";
+  const auto at = text.find(marker);
+  REQUIRE(at != std::string::npos);
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& [open, close] : {std::pair<std::string, std::string>{"[", "]"}, {"{\"a\":", "}"}}) {
+    std::string doc = text;
+    doc.replace(at, marker.size(), "\"params\":" + deep(open, close));
+    CHECK(doc.size() > 400000u);
+    const std::string error = text_error(doc);
+    CAPTURE(error);
+    // params opens level 4 (document, runs, run, params): its 62nd bracket opens level 65
+    CHECK(error.rfind("p.json: byte ", 0) == 0);
+    CHECK(contains(error, ": arrays and objects nested deeper than 64 levels"));
+    const auto byte = std::stoull(error.substr(13));
+    CHECK(byte == at + 9 + 61 * open.size());
+  }
+  // a whole document of brackets, and unbalanced ones
+  CHECK(contains(text_error(deep("[", "]")), "nested deeper than 64 levels"));
+  CHECK(contains(text_error(std::string(levels, '[')), "nested deeper than 64 levels"));
+  CHECK(contains(text_error(std::string(levels, ']')), "p.json: not valid JSON at byte 0"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 5.0);
+}
+
+TEST_CASE("nesting up to the cap is read and brackets inside strings do not count") {
+  std::string ok, too_deep;
+  for (int k = 0; k < rep::max_nesting_depth; ++k) ok += "[";
+  for (int k = 0; k < rep::max_nesting_depth; ++k) ok += "]";
+  CHECK(text_error(ok) == "p.json: /: expected a JSON object");  // parsed; only the schema fails
+  too_deep = "[" + ok + "]";
+  CHECK(text_error(too_deep) == "p.json: byte 64 (line 1, column 65): arrays and objects nested deeper than 64 levels");
+  auto doc = valid_profile();
+  json params = json::object();
+  json* inner = &params;
+  for (int k = 4; k < rep::max_nesting_depth; ++k) inner = &((*inner)["x"] = json::object());  // depth 64 exactly
+  (*inner)["brackets"] = std::string(100000, '[') + "\\\"{{{" + std::string(100000, '{');
+  doc["runs"][1]["params"] = params;
+  const auto p = rep::parse_profile(doc.dump(), "p.json");
+  CHECK(p.runs[1].params.is_object());
+  CHECK(p.runs[1].params.contains("x"));
+  doc["runs"][1]["params"] = json::object({{"x", params}});  // one level more
+  CHECK(contains(parse_error(doc), "nested deeper than 64 levels"));
+}
+
+TEST_CASE("every truncation of a profile and garbage text are located format errors") {
+  const std::string text = valid_profile().dump();
+  std::size_t accepted = 0;
+  for (std::size_t n = 0; n < text.size(); ++n) {
+    const std::string error = text_error(text.substr(0, n), "cut.json");
+    CAPTURE(n);
+    CHECK(error.rfind("cut.json: not valid JSON at byte ", 0) == 0);
+    accepted += error == "no error";
+  }
+  CHECK(accepted == 0u);
+  CHECK(text_error(text) == "no error");
+  for (const std::string& garbage :
+       {std::string(), std::string("\0\0\0", 3), std::string("\xff\xfe{}"), std::string("{\"schema\": \"\xc3\x28\"}"),
+        std::string("nul"), std::string("{\"a\":}"), std::string("{\"a\" 1}"), std::string("[1,]"),
+        std::string("\"\\uD800\""), std::string("{}{}"), std::string("--1"), std::string("1.e5"),
+        std::string("{\"a\":\"\x01\"}"), std::string("\xef\xbb\xbf")}) {
+    CAPTURE(garbage);
+    const std::string error = text_error(garbage, "g.json");
+    CHECK(error.rfind("g.json: ", 0) == 0);
+    CHECK(error != "no error");
+  }
+  // a deterministic shower of random bytes and random JSON punctuation
+  std::mt19937_64 rng(12345);
+  const std::string alphabet = "{}[]\":,0123456789.eE+-tfnul \\\n\x80\xff";
+  for (int k = 0; k < 2000; ++k) {
+    std::string junk(rng() % 64, ' ');
+    for (auto& ch : junk) ch = k % 2 ? static_cast<char>(rng()) : alphabet[rng() % alphabet.size()];
+    CAPTURE(junk);
+    CHECK(text_error(junk, "r.json").rfind("r.json: ", 0) == 0);
+  }
+}
+
+TEST_CASE("integers that do not fit their field are refused with the field's pointer") {
+  auto doc = valid_profile();
+  doc["runs"][1]["trace"]["records"]["rows"][0][0] = 4294967296ull;
+  CHECK(parse_error(doc) == "p.json: /runs/1/trace/records/rows/0/0: expected a non-negative integer up to 4294967295");
+  doc = valid_profile();
+  doc["runs"][1]["trace"]["records"]["rows"][0][10] = 1ll << 40;
+  CHECK(parse_error(doc) == "p.json: /runs/1/trace/records/rows/0/10: integer out of range");
+  doc = valid_profile();
+  doc["runs"][1]["trace"]["sites"][0]["id"] = 1ull << 31;
+  CHECK(parse_error(doc) == "p.json: /runs/1/trace/sites/0/id: expected a non-negative integer up to 2147483647");
+  doc = valid_profile();
+  doc["device"]["driver"] = 18446744073709551615ull;
+  CHECK(parse_error(doc) == "p.json: /device/driver: integer out of range");
+  doc = valid_profile();
+  doc["runs"][1]["trace"]["sites"][0]["failed_by_error"][0]["code"] = -(1ll << 40);
+  CHECK(parse_error(doc) == "p.json: /runs/1/trace/sites/0/failed_by_error/0/code: integer out of range");
+  doc = valid_profile();
+  doc["runs"][1]["trace"]["sites"][0]["work_log2"][3] = 1.5;
+  CHECK(parse_error(doc) == "p.json: /runs/1/trace/sites/0/work_log2/3: expected a non-negative integer");
+}
+
+TEST_CASE("a profile path that is not valid UTF-8 still renders both outputs") {
+  const std::string name = "run\xff\xfe.json";
+  const auto p = rep::parse_profile(valid_profile(3).dump(), name);
+  CHECK(p.path == "run\xef\xbf\xbd\xef\xbf\xbd.json");  // U+FFFD for each bad byte
+  CHECK(contains(rep::render_html({p}), "run\xef\xbf\xbd\xef\xbf\xbd.json"));
+  const auto trace = json::parse(rep::render_chrome_trace({p}));
+  CHECK(trace["traceEvents"].size() > 3u);
+}
+
+TEST_CASE("each section of the HTML report holds its own numbers") {
+  const auto p = rep::parse_profile(valid_profile().dump(), "p.json");
+  auto faster = valid_profile();
+  faster["runs"][1]["ms"] = 20.0;
+  const auto q = rep::parse_profile(faster.dump(), "q.json");
+  const std::string html = rep::render_html({p, q});
+  const std::string glance = section_of(html, "glance"), summary = section_of(html, "summary"),
+                    grids = section_of(html, "child-grids"), tree = section_of(html, "launch-tree"),
+                    pending = section_of(html, "pending"), divergence = section_of(html, "divergence"),
+                    findings = section_of(html, "findings"), comparison = section_of(html, "comparison");
+  for (const auto* s : {&glance, &summary, &grids, &tree, &pending, &divergence, &findings, &comparison})
+    REQUIRE_FALSE(s->empty());
+
+  // At a glance: the top findings, with their numbers
+  CHECK(contains(glance, "91% of the 100 child grids launched at bfs.neighbors"));
+  CHECK(contains(glance, "pending launches reached 2,048 of 2,048"));
+
+  // 1. Summary: device, both runs with ms, throughput (work / ms / 1e6), ratio, launches, checks
+  CHECK(contains(summary, "<h3>p.json</h3>"));
+  CHECK(contains(summary, "<h3>q.json</h3>"));
+  CHECK(contains(summary, "NVIDIA H200 (cc 9.0, 132 SMs)"));
+  CHECK(contains(summary, "13000 / 13000"));
+  CHECK(contains(summary, "version 0.1.0"));
+  CHECK(contains(summary, "test, 2026-11-29T00:00:00Z"));
+  CHECK(contains(summary, "<td class=\"l\">vertex_loop</td><td class=\"l\">rmat:10</td><td data-v=\"10\">10.000</td>"
+                          "<td>0.10 Gedges/s</td><td>1.00x vertex_loop</td>"));
+  CHECK(contains(summary, "<td class=\"l\">cdp_naive</td><td class=\"l\">rmat:10</td><td data-v=\"40\">40.000</td>"
+                          "<td>0.03 Gedges/s</td><td>0.25x vertex_loop</td><td>100</td>"));
+  CHECK(contains(summary, "<td data-v=\"20\">20.000</td><td>0.05 Gedges/s</td><td>0.50x vertex_loop</td>"));
+  CHECK(contains(summary, "<td>0.125</td>"));  // 4,000 active lanes over 1,000 steps of 32
+  CHECK(contains(summary, ">pass</span>"));
+  CHECK_FALSE(contains(summary, "pending high water"));
+
+  // 2. Child grids: the launching site, its outcomes, three charts and the band table
+  CHECK(contains(grids, "<h3>bfs · cdp_naive · rmat:10</h3>"));
+  CHECK(contains(grids, "<b>bfs.neighbors</b>: 140 requests, 100 launched, 40 done inline."));
+  for (const char* chart : {"work items per child grid", "blocks per child grid", "threads per child grid"})
+    CHECK(contains(grids, std::string("<title>") + chart + "</title>"));
+  CHECK(contains(grids, "fewer work items than a warp has lanes (32)</td><td>91 of 100</td><td>91%</td><td>33%</td>"));
+  CHECK(contains(grids, "fewer blocks than SMs (132)</td><td>100 of 100</td><td>100%</td>"));
+  CHECK(contains(grids, "fewer threads than a full GPU holds (" + grouped(132 * 2048) + ")</td><td>100 of 100</td>"));
+  CHECK_FALSE(contains(grids, "loop_to_child.serial_items"));  // a probe-only site launches nothing
+  CHECK_FALSE(contains(grids, "vertex_loop"));                   // the untraced run has no section here
+
+  // 3. Launch tree: record 0 from the host at depth 1, records 1 and 2 from bfs.neighbors at depth 2
+  CHECK(contains(tree, "<svg"));
+  CHECK(contains(tree, "<td class=\"l\">host-launched grid</td><td class=\"l\">bfs.neighbors</td><td>1</td><td>1</td>"));
+  CHECK(contains(tree, "<td class=\"l\">bfs.neighbors</td><td class=\"l\">bfs.neighbors</td><td>2</td><td>2</td>"));
+  CHECK(contains(tree, "child grids by depth (all sites, exact)"));
+  CHECK_FALSE(contains(tree, "From the first"));  // every record is in the profile
+
+  // 4. Pending launches: the gauge and the per-site outcome table
+  CHECK(contains(pending, "pending high water 2,048 of 2,048 (device limit 2,048, budget 2,048)"));
+  CHECK(contains(pending, "<td class=\"l\">bfs.neighbors</td><td>140</td><td>100</td><td>30</td><td>0</td><td>10</td>"
+                          "<td class=\"l\">cudaErrorLaunchPendingCountExceeded (69): 10 </td><td>400</td>"));
+
+  // 5. Divergence: the probed site with its step and warp efficiencies, and its two charts
+  CHECK(contains(divergence, "<b>loop_to_child.serial_items</b>: 1,000 probed warp steps, active lanes per step "
+                             "4.0 of 32 (12%); mean per-warp efficiency 0.125 over 10 warps."));
+  CHECK(contains(divergence, "<title>warp steps by active lanes</title>"));
+  CHECK(contains(divergence, "<title>warps by efficiency</title>"));
+  CHECK_FALSE(contains(divergence, "<b>bfs.neighbors</b>"));  // no probe steps there
+
+  // 6. Findings: one heading per profile, every finding of each
+  CHECK(contains(findings, "<h3>p.json</h3>"));
+  CHECK(contains(findings, "<h3>q.json</h3>"));
+  for (const auto& f : rep::findings(p)) CHECK(contains(findings, f.text));
+  CHECK(contains(findings, "Fastest verified variant for bfs on rmat:10: vertex_loop (10.000 ms)"));
+  CHECK(contains(findings, "cudaErrorLaunchPendingCountExceeded (69)"));
+
+  // 7. Comparison: ms per profile and the delta against the first
+  CHECK(contains(comparison, "<th>ms [1]</th><th>ms [2]</th><th>delta [2]</th>"));
+  CHECK(contains(comparison, "<td class=\"l\">cdp_naive</td><td>40.000</td><td>20.000</td><td class=\"up\">-50.0%</td>"));
+  CHECK(contains(comparison, "<td class=\"l\">vertex_loop</td><td>10.000</td><td>10.000</td><td class=\"up\">0.0%</td>"));
+  CHECK(contains(comparison, "[1] p.json [2] q.json"));
+}
+
+TEST_CASE("each section of the real H200 fixture's report lists the fixture's sites and counts") {
+  const std::string path = CDPKIT_TEST_FIXTURES "/loop_to_child_h200.json";
+  const auto raw = json::parse(std::ifstream(path));
+  const std::string html = rep::render_html({rep::load_profile(path)});
+  const std::string summary = section_of(html, "summary"), grids = section_of(html, "child-grids"),
+                    pending = section_of(html, "pending"), divergence = section_of(html, "divergence"),
+                    tree = section_of(html, "launch-tree");
+  CHECK(contains(summary, raw["device"]["name"].get<std::string>() + " (cc " + raw["device"]["cc"].get<std::string>() +
+                              ", " + std::to_string(raw["device"]["sms"].get<int>()) + " SMs)"));
+  std::size_t launching_sites = 0;
+  for (const auto& run : raw["runs"]) {
+    CAPTURE(run["variant"]);
+    CHECK(contains(summary, "<td class=\"l\">" + run["variant"].get<std::string>() + "</td>"));
+    if (run["trace"].is_null()) continue;
+    for (const auto& site : run["trace"]["sites"]) {
+      const std::string name = site["name"].get<std::string>();
+      const auto requests = site["requests"].get<std::uint64_t>();
+      const auto launched = site["outcomes"]["launched"].get<std::uint64_t>();
+      CAPTURE(name);
+      if (requests > 0) {
+        CHECK(contains(grids, "<b>" + name + "</b>: " + grouped(requests) + " requests, " + grouped(launched) +
+                                  " launched, "));
+        CHECK(contains(pending, "<td class=\"l\">" + name + "</td><td>" + grouped(requests) + "</td><td>" +
+                                    grouped(launched) + "</td>"));
+      }
+      if (launched > 0) {
+        ++launching_sites;
+        CHECK(contains(tree, name));
+      }
+      if (site["probe"]["steps"].get<std::uint64_t>() > 0)
+        CHECK(contains(divergence, "<b>" + name + "</b>: " + grouped(site["probe"]["steps"].get<std::uint64_t>()) +
+                                       " probed warp steps"));
+    }
+  }
+  CHECK(launching_sites > 0u);
+}
+
+TEST_CASE("an output that cannot be moved into place leaves no temporary file") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_atomic";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "taken" / "inside");
+  CHECK_THROWS_AS(rep::write_file_atomically((dir / "taken").string(), "text"), rep::format_error);
+  CHECK_THROWS_AS(rep::write_file_atomically((dir / "missing" / "out.html").string(), "text"), rep::format_error);
+  CHECK_THROWS_AS(rep::write_file_atomically("", "text"), rep::format_error);
+  CHECK(tmp_files(dir).empty());
+  rep::write_file_atomically((dir / "ok.html").string(), "text");
+  CHECK(read_text(dir / "ok.html") == "text");
+  CHECK(tmp_files(dir).empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the command line prints one line and exits with 2 on every error and with 0 for help") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_cli_errors";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "a_directory");
+  const auto good = dir / "good.json", out = dir / "out.html";
+  std::ofstream(good) << valid_profile().dump();
+  {
+    std::string huge = valid_profile().dump();
+    huge.replace(huge.find("\"ms\":40.0"), 9, "\"ms\":1e999");
+    std::ofstream(dir / "huge.json") << huge;
+    std::string deep = valid_profile().dump();
+    deep.replace(deep.find("\"params\":{}"), 11, "\"params\":" + std::string(200000, '[') + std::string(200000, ']'));
+    std::ofstream(dir / "deep.json") << deep;
+    std::ofstream(dir / "cut.json") << huge.substr(0, 100);
+    std::ofstream(dir / "empty.json") << "";
+    std::ofstream(dir / "binary.json") << std::string("\x7f" "ELF\0\0\xff\xfe", 8);
+  }
+  struct cli_case {
+    std::string args, message;
+  };
+  const std::string g = good.string(), o = out.string(), d = dir.string();
+  const std::vector<cli_case> cases = {
+      {"", "profiles is required"},
+      {"-o " + o, "profiles is required"},
+      {g, "--output is required"},
+      {g + " -o " + o + " --no-such-option", "--no-such-option"},
+      {g + " -o " + o + " --format pdf", "--format"},
+      {d + "/missing.json -o " + o, "missing.json"},
+      {d + "/huge.json -o " + o, "huge.json: not valid JSON at byte "},
+      {d + "/deep.json -o " + o, "deep.json: byte "},
+      {d + "/cut.json -o " + o, "cut.json: not valid JSON at byte "},
+      {d + "/empty.json -o " + o, "empty.json: not valid JSON at byte 0"},
+      {d + "/binary.json -o " + o, "binary.json: not valid JSON at byte 0"},
+      {g + " " + d + "/deep.json -o " + o, "deep.json"},  // the second profile fails: nothing written
+      {g + " -o " + d + "/no_such_dir/out.html", "no_such_dir/out.html"},
+      {g + " -o " + d + "/a_directory", "a_directory: cannot move the finished file into place"},
+      {g + " --format chrome-trace -o " + d + "/a_directory", "a_directory"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    std::string out_text, err_text;
+    CHECK(run_report(c.args, dir, out_text, err_text) == 2);
+    CAPTURE(err_text);
+    CHECK(err_text.rfind("cdpkit-report: ", 0) == 0);
+    CHECK(contains(err_text, c.message));
+    CHECK(std::count(err_text.begin(), err_text.end(), '\n') == 1);  // one line
+    CHECK(out_text.empty());
+    CHECK_FALSE(std::filesystem::exists(out));
+    CHECK(tmp_files(dir).empty());
+  }
+  std::string out_text, err_text;
+  CHECK(run_report("--help", dir, out_text, err_text) == 0);
+  CHECK(contains(out_text, "profiles"));
+  CHECK(contains(out_text, "--format"));
+  CHECK(run_report(g + " -o " + o, dir, out_text, err_text) == 0);
+  CHECK(err_text.empty());
+  CHECK(contains(out_text, "cdpkit-report: wrote " + o));
+  CHECK(std::filesystem::file_size(out) > 1000u);
+  CHECK(tmp_files(dir).empty());
+  std::filesystem::remove_all(dir);
 }

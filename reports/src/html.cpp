@@ -516,27 +516,36 @@ std::string render_chrome_trace(const std::vector<profile>& profiles) {
                           {"args", {{"name", "depth " + std::to_string(d)}}}});
     }
   }
-  return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump() + "\n";
+  return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
   if (path.empty()) throw format_error("empty output path");
   const std::string tmp = path + ".tmp";
-  {
+  // Once created, the temporary file goes whatever happens before the rename: a failed write,
+  // flush or rename, or an exception. Only the rename disarms the guard.
+  struct remove_on_failure {
+    const std::string& file;
+    bool armed = false;
+    ~remove_on_failure() {
+      if (armed) std::remove(file.c_str());
+    }
+  } guard{tmp};
+  try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw format_error(path + ": cannot open '" + tmp + "' for writing");
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw format_error(path + ": write failed");
-    }
+    guard.armed = true;
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) throw format_error(path + ": write failed (disk full?)");
+  } catch (const format_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw format_error(path + ": write failed: " + e.what());
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw format_error(path + ": cannot move the finished file into place");
-  }
+  guard.armed = false;
 }
 
 }  // namespace cdpkit::report

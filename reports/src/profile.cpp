@@ -1,17 +1,177 @@
-// Reading a profile: every field is checked for presence and type, and a problem names the file
-// and the JSON pointer of the field.
+// Reading a profile: every field is checked for presence, type and range, and a problem names
+// the file and where it is.
+//
+// 1. The nesting pre-scan counts brackets outside strings in one pass over the bytes: a document
+//    nested deeper than max_nesting_depth is refused, with its byte offset, before any value is
+//    built (a deep value would overflow the stack when copied, printed or compared).
+// 2. The SAX parse builds the document with an explicit stack (nlohmann's parser does not
+//    recurse), keeps the depth cap as a second guard, and receives every syntax error, number
+//    overflow (1e999) and ill-formed UTF-8 with its byte position instead of an exception.
+// 3. Validation walks the document field by field with a cursor holding the JSON pointer;
+//    free-form values (params, build) are moved out of the document, never deep-copied.
 
 #include <cdpkit/report/profile.hpp>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 namespace cdpkit::report {
 
 namespace {
 
 using json = nlohmann::json;
+
+/// "byte 12 (line 1, column 13)": a 0-based byte offset and the 1-based line and column.
+std::string where(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t k = 0; k < offset; ++k)
+    if (text[k] == '\n') {
+      ++line;
+      line_start = k + 1;
+    }
+  return "byte " + std::to_string(offset) + " (line " + std::to_string(line) + ", column " +
+         std::to_string(offset - line_start + 1) + ")";
+}
+
+/// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
+std::string plain_message(const char* what) {
+  std::string m(what);
+  if (m.rfind("[json.exception.", 0) == 0) {
+    const auto close = m.find("] ");
+    if (close != std::string::npos) m.erase(0, close + 2);
+  }
+  return m;
+}
+
+/// Step 1: refuse nesting deeper than max_nesting_depth, naming the byte of the first bracket
+/// past the cap. Brackets inside strings do not count; unbalanced brackets are left to the parser.
+void check_nesting(const std::string& text, const std::string& name) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char ch = text[k];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max_nesting_depth)
+        throw format_error(name + ": " + where(text, k) + ": arrays and objects nested deeper than " +
+                           std::to_string(max_nesting_depth) + " levels");
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+/// Step 2: a SAX handler that builds the document. Containers are held through a stack of
+/// pointers; an element's address is stable while it is open, because its parent receives no
+/// new element until it is closed.
+class document_builder {
+ public:
+  explicit document_builder(json& root) : root_(root) {}
+
+  bool null() { return add(json(nullptr)); }
+  bool boolean(bool v) { return add(json(v)); }
+  bool number_integer(json::number_integer_t v) { return add(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return add(json(v)); }
+  bool string(json::string_t& v) { return add(json(std::move(v))); }
+  bool binary(json::binary_t& v) { return add(json::binary(std::move(v))); }
+  bool start_object(std::size_t /*elements*/) { return open(json::object()); }
+  bool start_array(std::size_t /*elements*/) { return open(json::array()); }
+  bool key(json::string_t& k) {
+    slot_ = &(*open_.back())[std::move(k)];  // a repeated key: the last value wins, as in json::parse
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string& last_token, const json::exception& e) {
+    position_ = position;
+    last_token_ = last_token;
+    message_ = plain_message(e.what());
+    return false;
+  }
+
+  /// The error, located: the start of the offending token where it can be found in the text.
+  [[nodiscard]] std::string error(const std::string& text) const {
+    if (too_deep_) return "arrays and objects nested deeper than " + std::to_string(max_nesting_depth) + " levels";
+    std::size_t offset = std::min(position_, text.size());
+    if (!last_token_.empty() && last_token_.size() <= offset &&
+        text.compare(offset - last_token_.size(), last_token_.size(), last_token_) == 0)
+      offset -= last_token_.size();
+    return where(text, offset) + ": " + message_;
+  }
+
+ private:
+  bool add(json&& v) {
+    if (open_.empty()) {
+      root_ = std::move(v);
+      last_ = &root_;
+    } else if (open_.back()->is_array()) {
+      open_.back()->push_back(std::move(v));
+      last_ = &open_.back()->back();
+    } else {
+      *slot_ = std::move(v);
+      last_ = slot_;
+    }
+    return true;
+  }
+  bool open(json&& container) {
+    if (open_.size() >= static_cast<std::size_t>(max_nesting_depth)) {
+      too_deep_ = true;  // the pre-scan refuses this first; kept so the builder is safe on its own
+      return false;
+    }
+    add(std::move(container));
+    open_.push_back(last_);
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> open_;
+  json* slot_ = nullptr;
+  json* last_ = nullptr;
+  bool too_deep_ = false;
+  std::size_t position_ = 0;
+  std::string last_token_, message_;
+};
+
+json parse_document(const std::string& text, const std::string& name) {
+  check_nesting(text, name);
+  json doc;
+  document_builder builder(doc);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(text, &builder);
+  } catch (const json::exception& e) {  // the parser reports through parse_error; never expected
+    throw format_error(name + ": not valid JSON: " + plain_message(e.what()));
+  }
+  if (!ok) throw format_error(name + ": not valid JSON at " + builder.error(text));
+  return doc;
+}
+
+/// A display name: invalid UTF-8 replaced by U+FFFD, so that the reports (and the Chrome
+/// trace's JSON) can always print it.
+std::string displayable(const std::string& name) {
+  return json::parse(json(name).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
+}
 
 /// A position in the document: the file's name and the JSON pointer of the current value.
 struct cursor {
@@ -24,24 +184,52 @@ struct cursor {
   cursor at(std::size_t index) const { return {file, pointer + "/" + std::to_string(index)}; }
 };
 
-const json& member(const json& j, const char* key, const cursor& c) {
+constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t int_max = static_cast<std::uint64_t>(INT_MAX);
+
+bool is_uint(const json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
+/// A non-negative integer no larger than `max`. `at()` gives the cursor to fail at; it is only
+/// called on failure (a million records must not build a million pointer strings).
+template <class At>
+std::uint64_t as_uint(const json& v, std::uint64_t max, const At& at) {
+  if (!is_uint(v)) at().fail("expected a non-negative integer");
+  const auto value = v.get<std::uint64_t>();
+  if (value > max) at().fail("expected a non-negative integer up to " + std::to_string(max));
+  return value;
+}
+
+/// An integer in [min, max]; `what` describes the expected value when it is no integer at all.
+template <class At>
+std::int64_t as_int(const json& v, std::int64_t min, std::int64_t max, const char* what, const At& at) {
+  if (!v.is_number_integer()) at().fail(what);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+    at().fail("integer out of range");
+  const auto value = v.get<std::int64_t>();
+  if (value < min || value > max) at().fail("integer out of range");
+  return value;
+}
+
+/// The member `key` of the object `j` (const or not: params and build are moved out).
+template <class Json>
+Json& member(Json& j, const char* key, const cursor& c) {
   if (!j.is_object()) c.fail("expected an object");
   const auto it = j.find(key);
   if (it == j.end()) c.at(key).fail("missing");
   return *it;
 }
 
-std::uint64_t get_uint(const json& j, const char* key, const cursor& c) {
-  const json& v = member(j, key, c);
-  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
-    c.at(key).fail("expected a non-negative integer");
-  return v.get<std::uint64_t>();
+std::uint64_t get_uint(const json& j, const char* key, const cursor& c,
+                       std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  return as_uint(member(j, key, c), max, [&] { return c.at(key); });
 }
 
-std::int64_t get_int(const json& j, const char* key, const cursor& c) {
-  const json& v = member(j, key, c);
-  if (!v.is_number_integer()) c.at(key).fail("expected an integer");
-  return v.get<std::int64_t>();
+std::int64_t get_int(const json& j, const char* key, const cursor& c,
+                     std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                     std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
+  return as_int(member(j, key, c), min, max, "expected an integer", [&] { return c.at(key); });
 }
 
 double get_number(const json& j, const char* key, const cursor& c) {
@@ -75,23 +263,21 @@ std::array<std::uint64_t, N> get_counts(const json& j, const char* key, const cu
   if (!v.is_array() || v.size() != N)
     c.at(key).fail("expected an array of " + std::to_string(N) + " numbers");
   std::array<std::uint64_t, N> out{};
-  for (std::size_t k = 0; k < N; ++k) {
-    if (!v[k].is_number_unsigned() && !(v[k].is_number_integer() && v[k].get<std::int64_t>() >= 0))
-      c.at(key).at(k).fail("expected a non-negative integer");
-    out[k] = v[k].get<std::uint64_t>();
-  }
+  for (std::size_t k = 0; k < N; ++k)
+    out[k] = as_uint(v[k], std::numeric_limits<std::uint64_t>::max(), [&] { return c.at(key).at(k); });
   return out;
 }
 
-const json& get_array(const json& j, const char* key, const cursor& c) {
-  const json& v = member(j, key, c);
+template <class Json>
+Json& get_array(Json& j, const char* key, const cursor& c) {
+  Json& v = member(j, key, c);
   if (!v.is_array()) c.at(key).fail("expected an array");
   return v;
 }
 
 site_profile read_site(const json& j, const cursor& c) {
   site_profile s;
-  s.id = static_cast<int>(get_uint(j, "id", c));
+  s.id = static_cast<int>(get_uint(j, "id", c, int_max));
   s.name = get_string(j, "name", c);
   s.requests = get_uint(j, "requests", c);
   const json& o = member(j, "outcomes", c);
@@ -103,7 +289,7 @@ site_profile read_site(const json& j, const cursor& c) {
   const json& errors = get_array(j, "failed_by_error", c);
   for (std::size_t k = 0; k < errors.size(); ++k) {
     const cursor ec = c.at("failed_by_error").at(k);
-    s.failed_by_error.push_back({static_cast<int>(get_int(errors[k], "code", ec)),
+    s.failed_by_error.push_back({static_cast<int>(get_int(errors[k], "code", ec, INT_MIN, INT_MAX)),
                                  get_string(errors[k], "name", ec), get_uint(errors[k], "count", ec)});
   }
   s.inline_items = get_uint(j, "inline_items", c);
@@ -116,7 +302,7 @@ site_profile read_site(const json& j, const cursor& c) {
   s.work_log2 = get_counts<log2_buckets>(j, "work_log2", c);
   const auto depth = get_counts<64>(j, "depth_hist", c);
   s.depth_hist.assign(depth.begin(), depth.end());
-  s.max_depth = static_cast<std::uint32_t>(get_uint(j, "max_depth", c));
+  s.max_depth = static_cast<std::uint32_t>(get_uint(j, "max_depth", c, u32_max));
   const json& p = member(j, "probe", c);
   const cursor pc = c.at("probe");
   s.probe.steps = get_uint(p, "steps", pc);
@@ -131,26 +317,21 @@ site_profile read_site(const json& j, const cursor& c) {
 
 launch_rec read_record(const json& row, const cursor& c) {
   if (!row.is_array() || row.size() != 11) c.fail("expected a record row of 11 fields");
-  const auto uint_at = [&](std::size_t k) {
-    if (!row[k].is_number_unsigned() && !(row[k].is_number_integer() && row[k].get<std::int64_t>() >= 0))
-      c.at(k).fail("expected a non-negative integer");
-    return row[k].get<std::uint64_t>();
-  };
+  const auto uint_at = [&](std::size_t k, std::uint64_t max) { return as_uint(row[k], max, [&] { return c.at(k); }); };
   launch_rec r;
-  r.id = static_cast<std::uint32_t>(uint_at(0));
-  if (!row[1].is_null()) r.parent = static_cast<std::uint32_t>(uint_at(1));
-  r.t_ns = uint_at(2);
-  r.site = static_cast<int>(uint_at(3));
-  r.depth = static_cast<int>(uint_at(4));
-  r.blocks = static_cast<std::uint32_t>(uint_at(5));
-  r.block_threads = static_cast<std::uint32_t>(uint_at(6));
-  r.work = static_cast<std::uint32_t>(uint_at(7));
+  r.id = static_cast<std::uint32_t>(uint_at(0, u32_max));
+  if (!row[1].is_null()) r.parent = static_cast<std::uint32_t>(uint_at(1, u32_max));
+  r.t_ns = uint_at(2, std::numeric_limits<std::uint64_t>::max());
+  r.site = static_cast<int>(uint_at(3, int_max));
+  r.depth = static_cast<int>(uint_at(4, int_max));
+  r.blocks = static_cast<std::uint32_t>(uint_at(5, u32_max));
+  r.block_threads = static_cast<std::uint32_t>(uint_at(6, u32_max));
+  r.work = static_cast<std::uint32_t>(uint_at(7, u32_max));
   if (!row[8].is_string()) c.at(8).fail("expected the stream name");
   if (!row[9].is_string()) c.at(9).fail("expected the outcome name");
-  if (!row[10].is_number_integer()) c.at(10).fail("expected an error code");
   r.stream = row[8].get<std::string>();
   r.outcome = row[9].get<std::string>();
-  r.error = row[10].get<int>();
+  r.error = static_cast<int>(as_int(row[10], INT_MIN, INT_MAX, "expected an error code", [&] { return c.at(10); }));
   return r;
 }
 
@@ -184,63 +365,66 @@ const site_profile* trace_profile::site(int id) const {
 }
 
 profile parse_profile(const std::string& text, const std::string& name) {
-  json doc;
+  json doc = parse_document(text, name);
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw format_error(name + ": not valid JSON (" + std::string(e.what()) + ")");
+    const cursor root{name, ""};
+    if (!doc.is_object()) root.fail("expected a JSON object");
+    const json& schema = member(doc, "schema", root);
+    if (!schema.is_string()) root.at("schema").fail("expected a string");
+    if (schema.get<std::string>() != supported_schema)
+      root.at("schema").fail("unsupported schema '" + schema.get<std::string>() + "' (this tool reads " +
+                             supported_schema + ")");
+    profile p;
+    p.path = displayable(name);
+    p.program = get_string(doc, "program", root);
+    p.created = get_string(doc, "created", root);
+    const json& device = member(doc, "device", root);
+    const cursor dc = root.at("device");
+    p.device.name = get_string(device, "name", dc);
+    p.device.cc = get_string(device, "cc", dc);
+    p.device.sms = get_uint(device, "sms", dc);
+    p.device.driver = get_int(device, "driver", dc);
+    p.device.runtime = get_int(device, "runtime", dc);
+    if (device.contains("memory_bytes")) p.device.memory_bytes = get_uint(device, "memory_bytes", dc);
+    if (device.contains("max_threads_per_sm"))
+      p.device.max_threads_per_sm = get_uint(device, "max_threads_per_sm", dc);
+    json& build = member(doc, "build", root);
+    if (!build.is_object()) root.at("build").fail("expected an object");
+    p.build = std::move(build);
+    json& runs = get_array(doc, "runs", root);
+    p.runs.reserve(runs.size());
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      json& r = runs[k];
+      const cursor c = root.at("runs").at(k);
+      run_profile run;
+      run.id = get_uint(r, "id", c);
+      run.algorithm = get_string(r, "algorithm", c);
+      run.variant = get_string(r, "variant", c);
+      run.input = get_string(r, "input", c);
+      run.params = std::move(member(r, "params", c));
+      run.ms = get_number(r, "ms", c);
+      run.work = get_uint(r, "work", c);
+      run.work_unit = get_string(r, "work_unit", c);
+      run.checked = get_bool(r, "checked", c);
+      run.verified = get_bool(r, "verified", c);
+      run.mismatches = get_uint(r, "mismatches", c);
+      const json& trace = member(r, "trace", c);
+      if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"));
+      p.runs.push_back(std::move(run));
+    }
+    return p;
+  } catch (const json::exception& e) {  // every access above is checked first; a backstop
+    throw format_error(name + ": unexpected JSON content: " + plain_message(e.what()));
   }
-  const cursor root{name, ""};
-  if (!doc.is_object()) root.fail("expected a JSON object");
-  const json& schema = member(doc, "schema", root);
-  if (!schema.is_string()) root.at("schema").fail("expected a string");
-  if (schema.get<std::string>() != supported_schema)
-    root.at("schema").fail("unsupported schema '" + schema.get<std::string>() + "' (this tool reads " +
-                           supported_schema + ")");
-  profile p;
-  p.path = name;
-  p.program = get_string(doc, "program", root);
-  p.created = get_string(doc, "created", root);
-  const json& device = member(doc, "device", root);
-  const cursor dc = root.at("device");
-  p.device.name = get_string(device, "name", dc);
-  p.device.cc = get_string(device, "cc", dc);
-  p.device.sms = get_uint(device, "sms", dc);
-  p.device.driver = get_int(device, "driver", dc);
-  p.device.runtime = get_int(device, "runtime", dc);
-  if (device.contains("memory_bytes")) p.device.memory_bytes = get_uint(device, "memory_bytes", dc);
-  if (device.contains("max_threads_per_sm"))
-    p.device.max_threads_per_sm = get_uint(device, "max_threads_per_sm", dc);
-  p.build = member(doc, "build", root);
-  if (!p.build.is_object()) root.at("build").fail("expected an object");
-  const json& runs = get_array(doc, "runs", root);
-  for (std::size_t k = 0; k < runs.size(); ++k) {
-    const json& r = runs[k];
-    const cursor c = root.at("runs").at(k);
-    run_profile run;
-    run.id = get_uint(r, "id", c);
-    run.algorithm = get_string(r, "algorithm", c);
-    run.variant = get_string(r, "variant", c);
-    run.input = get_string(r, "input", c);
-    run.params = member(r, "params", c);
-    run.ms = get_number(r, "ms", c);
-    run.work = get_uint(r, "work", c);
-    run.work_unit = get_string(r, "work_unit", c);
-    run.checked = get_bool(r, "checked", c);
-    run.verified = get_bool(r, "verified", c);
-    run.mismatches = get_uint(r, "mismatches", c);
-    const json& trace = member(r, "trace", c);
-    if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"));
-    p.runs.push_back(std::move(run));
-  }
-  return p;
 }
 
 profile load_profile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw format_error(path + ": is a directory, not a profile");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw format_error(path + ": cannot open");
   std::ostringstream text;
-  text << in.rdbuf();
+  if (in.peek() != std::char_traits<char>::eof()) text << in.rdbuf();
   if (in.bad()) throw format_error(path + ": read error");
   return parse_profile(text.str(), path);
 }

@@ -3,19 +3,32 @@
 //   cdpkit-report run.json [more.json ...] -o report.html
 //   cdpkit-report run.json --format chrome-trace -o trace.json     (open in ui.perfetto.dev)
 //
-// Needs no GPU and no CUDA. A malformed, truncated or wrong-version profile is an error naming
-// the file and the field; the exit code is then 2 and no output file is left behind.
+// Needs no GPU and no CUDA. One error path: a bad command line, a malformed, truncated, too deep
+// or wrong-version profile, an unwritable output, even running out of memory, prints one line
+// "cdpkit-report: <what>" to stderr and exits with 2; no output file and no .tmp are left
+// behind. --help prints the usage and exits with 0.
 
 #include <cdpkit/report/html.hpp>
 #include <cdpkit/report/profile.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+namespace {
+
+constexpr int exit_error = 2;
+
+int fail(const std::string& what) {
+  std::cerr << "cdpkit-report: " << what << "\n";
+  return exit_error;
+}
+
+int run(int argc, char** argv) {
   CLI::App app{"cdpkit-report: profile JSON (cdpkit-profile/1) to a self-contained HTML report"};
   std::vector<std::string> inputs;
   std::string output, format = "html";
@@ -26,18 +39,34 @@ int main(int argc, char** argv) {
   app.add_option("--format", format, "html or chrome-trace")
       ->capture_default_str()
       ->check(CLI::IsMember({"html", "chrome-trace"}));
-  CLI11_PARSE(app, argc, argv);
   try {
-    std::vector<cdpkit::report::profile> profiles;
-    for (const auto& path : inputs) profiles.push_back(cdpkit::report::load_profile(path));
-    const std::string text = format == "html" ? cdpkit::report::render_html(profiles)
-                                              : cdpkit::report::render_chrome_trace(profiles);
-    cdpkit::report::write_file_atomically(output, text);
-    std::cout << "cdpkit-report: wrote " << output << " (" << text.size() / 1024 << " KiB) from "
-              << inputs.size() << " profile(s)\n";
-    return 0;
-  } catch (const cdpkit::report::format_error& e) {
-    std::cerr << "cdpkit-report: " << e.what() << "\n";
-    return 2;
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help (and any other "success" exit CLI11 raises) prints what it has to and exits with 0
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    return fail(e.what());
+  }
+  std::vector<cdpkit::report::profile> profiles;
+  profiles.reserve(inputs.size());
+  for (const auto& path : inputs) profiles.push_back(cdpkit::report::load_profile(path));
+  const std::string text = format == "html" ? cdpkit::report::render_html(profiles)
+                                            : cdpkit::report::render_chrome_trace(profiles);
+  cdpkit::report::write_file_atomically(output, text);
+  std::cout << "cdpkit-report: wrote " << output << " (" << text.size() / 1024 << " KiB) from "
+            << inputs.size() << " profile(s)\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory");
+  } catch (const std::exception& e) {  // format_error and anything else: the same one line
+    return fail(e.what());
+  } catch (...) {
+    return fail("unknown error");
   }
 }

@@ -30,7 +30,9 @@ nlohmann::json bench_row_json(const bench_row& row);
 /// A bench document: schema, commit, device (from `device`), rows = [].
 nlohmann::json bench_document(nlohmann::json device);
 
-/// Write `doc` to `path` whole (temporary file renamed into place); throws cdpkit::input_error.
+/// Write `doc` to `path` whole (temporary file renamed into place). Strings that are not valid
+/// UTF-8 are written with U+FFFD in place of the bad bytes. Throws cdpkit::input_error naming
+/// `path` on any failure; `path`.tmp is then gone and `path` is as it was.
 void write_json_file(const nlohmann::json& doc, const std::string& path);
 
 }  // namespace cdpkit::profiling

@@ -23,6 +23,11 @@ class format_error : public std::runtime_error {
 
 inline constexpr const char* supported_schema = "cdpkit-profile/1";
 inline constexpr int log2_buckets = 33;
+/// The deepest nesting of arrays and objects a profile may have. A real profile nests 8 levels
+/// (runs/k/trace/sites/k/probe/lanes_hist); `params` and `build` are free-form, so the cap leaves
+/// room, but a document nested deeper is refused before any value is built: copying, printing
+/// or destroying a deep value recurses once per level and would overflow the stack.
+inline constexpr int max_nesting_depth = 64;
 
 struct error_count {
   int code = 0;
@@ -92,16 +97,20 @@ struct device_profile {
 };
 
 struct profile {
-  std::string path;
+  std::string path;  ///< the name given to the reader, invalid UTF-8 replaced by U+FFFD (display only)
   std::string program, created;
   device_profile device;
   nlohmann::json build;
   std::vector<run_profile> runs;
 };
 
-/// Parse and validate one profile; `name` is used in error messages. Throws format_error.
+/// Parse and validate one profile; `name` is used in error messages. Throws format_error for
+/// anything the text can hold: invalid JSON, numbers out of range (1e999), nesting deeper than
+/// max_nesting_depth, a missing or mistyped field. The message names `name` and where: the byte
+/// offset, line and column for the JSON syntax, the JSON pointer for a field.
 profile parse_profile(const std::string& text, const std::string& name);
-/// Read, parse and validate a profile file. Throws format_error (also for unreadable files).
+/// Read, parse and validate a profile file. Throws format_error (also for unreadable files and
+/// directories).
 profile load_profile(const std::string& path);
 
 }  // namespace cdpkit::report
