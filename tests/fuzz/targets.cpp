@@ -1,0 +1,264 @@
+// The fuzz targets:
+//
+// 1. matrix_market: parse_matrix_market(text) with sparse ids allowed, then with the default
+//    options; an accepted list must keep its ids below its vertex count, and (default options)
+//    its vertex count within dense_vertex_bound. Then, when the vertex count is small enough to
+//    build in a moment, build_csr, symmetrized and not, checked against a reference built here
+//    from a std::set of edges.
+// 2. edge_list: the same for parse_edge_list.
+// 3. profile: cdpkit::report::parse_profile(text); on success the findings, the HTML report and
+//    the Chrome trace (which must be valid JSON). A format_error must name the file.
+//
+// A failed check throws check_failure, which the driver reports like a crash.
+
+#include "targets.hpp"
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/graph.hpp>
+#include <cdpkit/report/analysis.hpp>
+#include <cdpkit/report/html.hpp>
+#include <cdpkit/report/profile.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cdpkit::fuzz {
+
+namespace {
+
+/// A broken invariant: reported as a failure, like a crash.
+class check_failure : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+void check(bool ok, const std::string& what) {
+  if (!ok) throw check_failure(what);
+}
+
+/// Graphs up to this many vertices are built after a successful parse (bigger ones are legal but
+/// would make a pass slow: a small text can name vertex 1,000,000).
+constexpr std::uint64_t build_vertex_limit = 1u << 16;
+
+/// build_csr against a reference: every non-loop edge (and its reverse when symmetrizing), once.
+void check_csr(const edge_list& list, bool symmetrize) {
+  if (list.num_vertices > build_vertex_limit || list.edges.size() > (1u << 20)) return;
+  csr_options options;
+  options.symmetrize = symmetrize;
+  const csr_graph g = build_csr(list, options);
+  std::set<std::pair<std::uint32_t, std::uint32_t>> expected;
+  for (const auto& [u, v] : list.edges) {
+    if (u == v) continue;
+    expected.insert({u, v});
+    if (symmetrize || list.symmetric) expected.insert({v, u});
+  }
+  check(g.num_vertices == list.num_vertices, "build_csr: vertex count changed");
+  check(g.offsets.size() == static_cast<std::size_t>(g.num_vertices) + 1, "build_csr: offsets size");
+  check(g.offsets.front() == 0 && g.offsets.back() == g.neighbors.size(), "build_csr: offsets ends");
+  check(g.neighbors.size() == expected.size(), "build_csr: edge count differs from the reference");
+  auto it = expected.begin();
+  for (std::uint32_t v = 0; v < g.num_vertices; ++v) {
+    check(g.offsets[v] <= g.offsets[v + 1], "build_csr: offsets not monotone");
+    for (std::uint32_t k = g.offsets[v]; k < g.offsets[v + 1]; ++k, ++it)
+      check(it != expected.end() && it->first == v && it->second == g.neighbors[k],
+            "build_csr: neighbours differ from the reference at vertex " + std::to_string(v));
+  }
+}
+
+/// `strict`: read with the default options, so the vertex count obeys dense_vertex_bound.
+void check_graph(const edge_list& list, bool strict) {
+  check(list.num_vertices <= max_csr_vertices, "reader: more vertices than 32-bit ids hold");
+  if (strict)
+    check(list.num_vertices <= dense_vertex_bound(list.edges.size()),
+          "reader: a vertex count above dense_vertex_bound without allow_sparse_ids");
+  for (const auto& [u, v] : list.edges)
+    check(u < list.num_vertices && v < list.num_vertices, "reader: edge id >= its own vertex count");
+  check_csr(list, true);
+  check_csr(list, false);
+}
+
+bool run_matrix_market(const std::string& text) {
+  graph_read_options sparse;  // first with sparse ids allowed: other paths, larger vertex counts
+  sparse.allow_sparse_ids = true;
+  try {
+    check_graph(parse_matrix_market(text, "fuzz.mtx", sparse), false);
+  } catch (const input_error&) {
+  }
+  check_graph(parse_matrix_market(text, "fuzz.mtx"), true);
+  return true;
+}
+
+bool run_edge_list(const std::string& text) {
+  graph_read_options sparse;
+  sparse.allow_sparse_ids = true;
+  try {
+    check_graph(parse_edge_list(text, "fuzz.txt", sparse), false);
+  } catch (const input_error&) {
+  }
+  check_graph(parse_edge_list(text, "fuzz.txt"), true);
+  return true;
+}
+
+bool run_profile(const std::string& text) {
+  report::profile p;
+  try {
+    p = report::parse_profile(text, "fuzz.json");
+  } catch (const report::format_error& e) {
+    check(std::string(e.what()).rfind("fuzz.json: ", 0) == 0,
+          std::string("a format_error that does not name the file: ") + e.what());
+    throw;
+  }
+  (void)report::findings(p);
+  (void)report::render_html({p});
+  const std::string trace = report::render_chrome_trace({p});
+  check(nlohmann::json::accept(trace), "render_chrome_trace: not valid JSON");
+  return true;
+}
+
+// --- seeds and regressions -------------------------------------------------------------------
+
+const char* const mm_header = "%%MatrixMarket matrix coordinate pattern general\n";
+
+std::vector<named_input> mm_regressions() {
+  return {
+      {"4294967295 x 4294967295 with no entries", std::string(mm_header) + "4294967295 4294967295 0\n"},
+      {"a header claiming 1000000000000 entries", std::string(mm_header) + "3 3 1000000000000\n1 1\n"},
+      {"a header claiming 281474976710655 entries, none given", std::string(mm_header) + "2 2 281474976710655\n"},
+      {"1000000 x 1000000 with one entry", std::string(mm_header) + "1000000 1000000 1\n1 1\n"},
+      {"an index past 32 bits", std::string(mm_header) + "3 3 1\n4294967296 1\n"},
+      {"index 0", std::string(mm_header) + "3 3 1\n0 1\n"},
+      {"a 1 MB line of digits", std::string(mm_header) + std::string(1 << 20, '7') + "\n"},
+      {"only the header", mm_header},
+  };
+}
+
+std::vector<named_input> mm_seeds() {
+  return {
+      {"pattern general", std::string(mm_header) + "% a comment\n4 4 5\n1 2\n2 3\n3 4\n4 1\n1 3\n"},
+      {"real symmetric", "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1.5\n2 1 -2e3\n3 2 7\n3 1 0.25\n"},
+      {"integer general, CRLF", "%%MatrixMarket matrix coordinate integer general\r\n%\r\n2 3 2\r\n1 3 4\r\n2 1 -1\r\n"},
+  };
+}
+
+std::vector<named_input> el_regressions() {
+  std::string many;
+  for (int k = 0; k < 20000; ++k) many += std::to_string(k) + " " + std::to_string((k * 7919) % 20000) + "\n";
+  return {
+      {"vertex 4000000000", "0 4000000000\n"},
+      {"vertex 999999999", "0 999999999\n"},
+      {"vertex 4294967294 (the largest id)", "4294967294 4294967294\n"},
+      {"vertex 4294967295 (one past)", "0 4294967295\n"},
+      {"a 1 MB id", "0 " + std::string(1 << 20, '9') + "\n"},
+      {"20,000 edges", many},
+      {"a 1 MB comment without a newline", "#" + std::string(1 << 20, 'x')},
+  };
+}
+
+std::vector<named_input> el_seeds() {
+  return {
+      {"SNAP with comments", "# Directed graph\n# Nodes: 4 Edges: 5\n0 1\n1 2\n2 0\n2 3\n3 3\n"},
+      {"tabs, CRLF, extra columns", "0\t1\r\n1\t2\t0.5\r\n% c\r\n  3 2 extra\r\n\r\n"},
+  };
+}
+
+/// A small valid profile: a baseline run and a traced run with one site and four records.
+nlohmann::json small_profile() {
+  using json = nlohmann::json;
+  const auto zeros = [](std::size_t n) { return json(std::vector<std::uint64_t>(n, 0)); };
+  json work = zeros(33), threads = zeros(33), blocks = zeros(33), depth = zeros(64), lanes = zeros(32),
+       eff = zeros(32);
+  work[0] = 5;
+  work[6] = 3;
+  threads[8] = 8;
+  blocks[0] = 8;
+  depth[1] = 6;
+  depth[2] = 2;
+  lanes[3] = 100;
+  eff[4] = 10;
+  json site = {{"id", 16}, {"name", "bfs.neighbors"}, {"requests", 10},
+               {"outcomes", {{"launched", 8}, {"fallback_budget", 1}, {"fallback_depth", 0}, {"fallback_error", 1}}},
+               {"failed_by_error", json::array({{{"code", 69}, {"name", "cudaErrorLaunchPendingCountExceeded"}, {"count", 1}}})},
+               {"failed_other_codes", 0}, {"inline_items", 40}, {"child_threads", 2048}, {"child_blocks", 8},
+               {"work_items", 300}, {"tiny_launches", 5}, {"streams", {{"fire_and_forget", 8}}},
+               {"threads_log2", threads}, {"blocks_log2", blocks}, {"work_log2", work}, {"depth_hist", depth},
+               {"max_depth", 2},
+               {"probe", {{"steps", 100}, {"active_lanes", 400}, {"lanes_hist", lanes}, {"warps", 10},
+                          {"efficiency_hist", eff}, {"step_efficiency", 0.125}, {"mean_warp_efficiency", 0.14}}}};
+  json rows = json::array();
+  for (int k = 0; k < 4; ++k)
+    rows.push_back({k, k == 0 ? json(nullptr) : json(k - 1), 1000 + 10 * k, 16, k == 0 ? 1 : 2, 1, 256,
+                    k % 2 ? 4 : 600, "fire_and_forget", "launched", 0});
+  json trace = {{"pending", {{"limit", 2048}, {"budget", 2048}, {"high_water", 2048}}}, {"max_depth_limit", 24},
+                {"tiny_grid_work", 32}, {"summary", json::object()}, {"sites", json::array({site})},
+                {"records", {{"requested", 4}, {"stored", 4}, {"dropped", 0}, {"in_profile", 4},
+                             {"fields", json::array()}, {"rows", rows}}}};
+  json run = {{"id", 0}, {"algorithm", "bfs"}, {"variant", "vertex_loop"}, {"input", "rmat:10"},
+              {"params", {{"threshold", 32}}}, {"ms", 10.0}, {"work", 1000000}, {"work_unit", "edges"},
+              {"checked", true}, {"verified", true}, {"mismatches", 0}, {"trace", nullptr}};
+  json traced = run;
+  traced["id"] = 1;
+  traced["variant"] = "cdp_naive";
+  traced["ms"] = 40.0;
+  traced["trace"] = trace;
+  return json{{"schema", "cdpkit-profile/1"}, {"program", "fuzz"}, {"created", "2026-11-29T00:00:00Z"},
+              {"device", {{"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sms", 132}, {"driver", 13000}, {"runtime", 13000}}},
+              {"build", {{"version", "0.1.0"}}}, {"runs", json::array({run, traced})}};
+}
+
+std::string replace_once(std::string text, const std::string& what, const std::string& with) {
+  const auto at = text.find(what);
+  if (at != std::string::npos) text.replace(at, what.size(), with);
+  return text;
+}
+
+std::vector<named_input> profile_regressions() {
+  // markers in a valid profile, replaced by text that nlohmann would not print
+  auto marked = small_profile();
+  marked["runs"][1]["ms"] = 12345.5;
+  marked["runs"][1]["params"] = "DEEP";
+  marked["device"]["name"] = "DEVICE";
+  marked["runs"][1]["trace"]["records"]["rows"][2][0] = 424242;
+  const std::string base = marked.dump(1);
+  const std::size_t levels = 200000;
+  std::string brackets, objects;
+  brackets.reserve(2 * levels);
+  brackets.append(levels, '[').append(levels, ']');
+  for (std::size_t k = 0; k < levels; ++k) objects += "{\"a\":";
+  objects += "0";
+  objects.append(levels, '}');
+  return {
+      {"ms = 1e999", replace_once(base, "12345.5", "1e999")},
+      {"ms = -1e999", replace_once(base, "12345.5", "-1e999")},
+      {"200,000-deep arrays in params", replace_once(base, "\"DEEP\"", brackets)},
+      {"200,000-deep objects in params", replace_once(base, "\"DEEP\"", objects)},
+      {"200,000 unclosed brackets", std::string(levels, '[')},
+      {"200,000 unclosed objects", objects.substr(0, objects.size() - levels)},
+      {"200,000 closing brackets", std::string(levels, ']')},
+      {"truncated in the middle", base.substr(0, base.size() / 2)},
+      {"invalid UTF-8 in a string", replace_once(base, "DEVICE", "NVIDIA \xff\xfe")},
+      {"record id past 32 bits", replace_once(base, "424242", "4294967296")},
+      {"a number past 64 bits", replace_once(base, "424242", "18446744073709551616")},
+      {"empty", ""},
+  };
+}
+
+std::vector<named_input> profile_seeds() { return {{"small profile", small_profile().dump(1)}}; }
+
+}  // namespace
+
+const std::vector<target>& targets() {
+  static const std::vector<target> all = {
+      {"matrix_market", run_matrix_market, mm_regressions, mm_seeds, 4096},
+      {"edge_list", run_edge_list, el_regressions, el_seeds, 4096},
+      {"profile", run_profile, profile_regressions, profile_seeds, 32768},
+  };
+  return all;
+}
+
+}  // namespace cdpkit::fuzz
