@@ -6,6 +6,7 @@
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
 #include <cdpkit/profiling/program.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/profiling/bench_json.hpp>
@@ -58,9 +59,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
-  CLI11_PARSE(app, argc, argv);
-
-  return cdpkit::profiling::run_program("bfs_bench", [&] {
+  return cdpkit::profiling::run_program("bfs_bench", app, argc, argv, [&] {
+    cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
     cdpkit::launch_runtime runtime;
     auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());
     const double neighbor_ns = calibrate_neighbor_ns(runtime, reps);
@@ -100,10 +100,11 @@ int main(int argc, char** argv) {
       }
       auto results = cdpkit::samples::run_bfs_variants(c, dgraph, runtime, runs, reps);
       if (spec.rfind("rmat:", 0) == 0) {
-        // The seed's setup: the pending launch limit raised to the vertex count, so that every
-        // frontier vertex's child is launched rather than falling back.
+        // The seed's setup: room for a pending child per vertex, so that every frontier
+        // vertex's child is launched rather than falling back (the budget is the vertex count;
+        // the device limit is raised to twice that, the layer's headroom).
         cdpkit::launch_config lecture;
-        lecture.pending_launch_limit = static_cast<int>(graph.num_vertices);
+        lecture.pending_budget = static_cast<int>(graph.num_vertices);
         cdpkit::launch_runtime raised(lecture);
         std::vector<cdpkit::bfs_options> seed_runs(2);
         seed_runs[0].variant = cdpkit::bfs_variant::cdp_naive;

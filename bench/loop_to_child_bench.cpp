@@ -61,12 +61,11 @@ int main(int argc, char** argv) {
   app.add_option("--dist", dist_name, "all or one distribution")->capture_default_str();
   app.add_option("--sweep", sweep, "sweep thresholds on power_law")->capture_default_str();
   app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here");
-  CLI11_PARSE(app, argc, argv);
-
-  return cdpkit::profiling::run_program("loop_to_child_bench", [&] {
+  return cdpkit::profiling::run_program("loop_to_child_bench", app, argc, argv, [&] {
     std::vector<cdpkit::segment_dist> dists;
     if (dist_name == "all") dists = cdpkit::all_segment_dists();
     else dists.push_back(cdpkit::parse_segment_dist(dist_name));
+    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
 
     cdpkit::launch_runtime runtime;
     auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());

@@ -10,8 +10,11 @@
 #include <cdpkit/launch.hpp>
 #include <cdpkit/probe.cuh>
 #include <cdpkit/profiling/trace_session.hpp>
+#include <cdpkit/wait.hpp>
 
+#include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -163,6 +166,7 @@ TEST_CASE("launches over the device's pending limit fail and are caught with the
   cdpkit::launch_config config;
   config.pending_launch_limit = 16;
   config.pending_budget = 1 << 16;
+  config.allow_unsafe_budget = true;
   cdpkit::launch_runtime rt(config);
   CHECK(rt.pending_launch_limit() >= 16);
   const int levels = 2, fanout = 256;
@@ -296,4 +300,206 @@ TEST_CASE("a runtime rejects an invalid configuration with a clear error") {
   config.pending_budget = -5;
   CHECK_THROWS_WITH_AS(cdpkit::launch_runtime{config},
                        doctest::Contains("pending_budget must be >= 0"), cdpkit::input_error);
+}
+
+// ---- reliability: the watchdog, the slot check, stale errors, the budget's headroom ----------
+
+namespace {
+
+/// A child that spins until the host sets *flag (mapped host memory) to non-zero.
+struct spin_until_released {
+  volatile unsigned int* flag;
+  __device__ void operator()(const cdpkit::launch_context&) const {
+    if (threadIdx.x != 0) return;
+    while (*flag == 0) __nanosleep(1000);
+  }
+};
+
+__global__ void launch_one_spinner(cdpkit::launch_context ctx, spin_until_released body,
+                                   unsigned int* d_launched) {
+  if (threadIdx.x != 0) return;
+  *d_launched = cdpkit::launch_child(ctx, test_site, dim3(1), dim3(32),
+                                     cdpkit::stream_kind::fire_and_forget, body)
+                    ? 1u
+                    : 0u;
+}
+
+/// Restores the process's wait deadline at scope exit.
+struct deadline_guard {
+  std::chrono::milliseconds saved = cdpkit::wait_deadline();
+  ~deadline_guard() { cdpkit::set_wait_deadline(saved); }
+};
+
+}  // namespace
+
+TEST_CASE("the watchdog turns a stuck child into an error that shows the launch state, and the "
+          "work completes once the child is released" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  cdpkit::profiling::trace_session session(rt);
+  unsigned int* flag = nullptr;
+  CDPKIT_CUDA_TRY(cudaHostAlloc(&flag, sizeof(unsigned int), cudaHostAllocMapped));
+  *reinterpret_cast<volatile unsigned int*>(flag) = 0;
+  unsigned int* d_flag = nullptr;
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_flag, flag, 0));
+  unsigned int* d_launched = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d_launched, sizeof(unsigned int)));
+  cudaStream_t stream = nullptr;
+  CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  deadline_guard guard;
+  cdpkit::set_wait_deadline(std::chrono::milliseconds(1500));
+  launch_one_spinner<<<1, 32, 0, stream>>>(rt.root_context(), spin_until_released{d_flag},
+                                           d_launched);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  const auto start = std::chrono::steady_clock::now();
+  std::string message;
+  cudaError_t code = cudaSuccess;
+  try {
+    CDPKIT_WAIT_STREAM(stream, rt, "waiting for the spinning child");
+  } catch (const cdpkit::cuda_error& e) {
+    message = e.what();
+    code = e.code();
+  }
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CAPTURE(message);
+  CHECK(code == cudaErrorTimeout);
+  CHECK(waited >= 1.4);
+  CHECK(waited < 10.0);  // the deadline plus the diagnosis, not the child's lifetime
+  CHECK(cdpkit::device_unresponsive());
+  CHECK(message.find("waiting for the spinning child") != std::string::npos);
+  CHECK(message.find("did not finish within") != std::string::npos);
+  CHECK(message.find("pending 1 of budget") != std::string::npos);
+  CHECK(message.find("occupied completion slots 1 ") != std::string::npos);
+  CHECK(message.find("1 blocks left") != std::string::npos);
+  CHECK(message.find("children launched so far 1") != std::string::npos);  // from the mirror
+  CHECK(message.find("site.32: requests 1, launched 1") != std::string::npos);
+
+  // Release the child: the same wait now succeeds and the layer's books balance.
+  __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
+  cdpkit::set_wait_deadline(std::chrono::milliseconds(30000));
+  CHECK_NOTHROW(CDPKIT_WAIT_STREAM(stream, rt, "after the release"));
+  CHECK_FALSE(cdpkit::device_unresponsive());
+  CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));
+  unsigned int launched = 0;
+  CDPKIT_CUDA_TRY(cudaMemcpy(&launched, d_launched, sizeof launched, cudaMemcpyDeviceToHost));
+  CHECK(launched == 1u);
+  CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
+  CDPKIT_CUDA_TRY(cudaFree(d_launched));
+  CDPKIT_CUDA_TRY(cudaFreeHost(flag));
+}
+
+namespace {
+/// Simulates a leaked launch: occupies completion slot 3 and counts one child as pending.
+__global__ void leak_a_slot(cdpkit::launch_context ctx) {
+  if (threadIdx.x == 0) {
+    ctx.state->slots[3] = 5;
+    atomicAdd(&ctx.state->pending, 1);
+  }
+}
+__global__ void leak_only_a_slot(cdpkit::launch_context ctx) {
+  if (threadIdx.x == 0) ctx.state->slots[7] = 2;
+}
+}  // namespace
+
+TEST_CASE("after a synchronization an occupied slot or a pending count is a device error, and "
+          "the books are cleared for the next run" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  leak_a_slot<<<1, 32>>>(rt.root_context());
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  CHECK_THROWS_WITH_AS(CDPKIT_CHECK_DEVICE_ERRORS(rt),
+                       doctest::Contains("1 children were still counted as pending and 1 "
+                                         "completion slots were occupied (slot 3 waits for 5"),
+                       cdpkit::cuda_error);
+  CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));
+  leak_only_a_slot<<<1, 32>>>(rt.root_context());  // a slot alone (pending balanced) is caught too
+  CHECK_THROWS_WITH_AS(CDPKIT_CHECK_DEVICE_ERRORS(rt), doctest::Contains("slot 7 waits for 2"),
+                       cdpkit::cuda_error);
+  CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));
+}
+
+namespace {
+__global__ void empty_child_kernel() {}
+
+/// Leaves an error in the thread's device runtime state (a 0-block launch), then asks the layer
+/// for a child that counts its runs.
+struct count_runs {
+  unsigned int* d_runs;
+  __device__ void operator()(const cdpkit::launch_context&) const {
+    if (threadIdx.x == 0) atomicAdd(d_runs, 1u);
+  }
+};
+__global__ void stale_error_then_launch(cdpkit::launch_context ctx, unsigned int* d_runs,
+                                        int* d_outcome) {
+  if (threadIdx.x != 0) return;
+  empty_child_kernel<<<0, 32>>>();  // cudaErrorInvalidConfiguration, left unread
+  const cdpkit::launch_result r = cdpkit::launch_child(
+      ctx, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget, count_runs{d_runs});
+  *d_outcome = static_cast<int>(r.outcome);
+  if (!r) count_runs{d_runs}(ctx);  // the fallback does the work inline
+}
+}  // namespace
+
+TEST_CASE("an older error of the launching thread does not make a successful launch look failed" *
+          CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  cdpkit::profiling::trace_session session(rt);
+  unsigned int* d_runs = nullptr;
+  int* d_outcome = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d_runs, sizeof(unsigned int)));
+  CDPKIT_CUDA_TRY(cudaMalloc(&d_outcome, sizeof(int)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_runs, 0, sizeof(unsigned int)));
+  stale_error_then_launch<<<1, 32>>>(rt.root_context(), d_runs, d_outcome);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  CDPKIT_CHECK_DEVICE_ERRORS(rt);  // also: every slot free, nothing pending
+  unsigned int runs = 0;
+  int outcome = -1;
+  CDPKIT_CUDA_TRY(cudaMemcpy(&runs, d_runs, sizeof runs, cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(&outcome, d_outcome, sizeof outcome, cudaMemcpyDeviceToHost));
+  CHECK(outcome == static_cast<int>(cdpkit::launch_outcome::launched));
+  CHECK(runs == 1u);  // ran exactly once: not launched *and* done inline
+  const auto snap = session.collect();
+  CHECK(snap.sites[test_site].outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_error)] ==
+        0u);
+  CDPKIT_CUDA_TRY(cudaFree(d_runs));
+  CDPKIT_CUDA_TRY(cudaFree(d_outcome));
+}
+
+TEST_CASE("the pending budget keeps headroom below the device's pending-launch limit" *
+          CDPKIT_GPU_CASE) {
+  {
+    cdpkit::launch_runtime rt;  // defaults: budget 2048, the device limit raised to fit
+    CHECK(rt.pending_budget() == cdpkit::default_pending_budget);
+    CHECK(rt.pending_launch_limit() >=
+          static_cast<int>(rt.pending_budget() / cdpkit::safe_pending_fraction));
+  }
+  {
+    cdpkit::launch_config config;
+    config.pending_launch_limit = 1000;
+    cdpkit::launch_runtime rt(config);
+    CHECK(rt.pending_launch_limit() == 1000);
+    CHECK(rt.pending_budget() == 500);
+  }
+  {
+    cdpkit::launch_config config;
+    config.pending_budget = 3000;
+    cdpkit::launch_runtime rt(config);
+    CHECK(rt.pending_budget() == 3000);
+    CHECK(rt.pending_launch_limit() >= 6000);
+    {
+      cdpkit::launch_runtime inner;  // a second runtime does not lower the first one's limit
+      CHECK(inner.pending_launch_limit() >= 6000);
+    }
+    std::size_t limit = 0;
+    CDPKIT_CUDA_TRY(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
+    CHECK(limit >= 6000u);
+  }
+}
+
+TEST_CASE("a budget without headroom below an explicit limit is refused unless asked for") {
+  cdpkit::launch_config config;
+  config.pending_launch_limit = 2048;
+  config.pending_budget = 2048;
+  CHECK_THROWS_WITH_AS(cdpkit::launch_runtime{config}, doctest::Contains("leaves no headroom"),
+                       cdpkit::input_error);
 }

@@ -126,7 +126,8 @@ TEST_CASE("child_per_thread under a pending limit of 16 stays exact and counts i
   CHECK(site.requests == segments_longer_than(offsets, 0));
   CHECK(summary.fallbacks > 0u);
   CHECK(summary.child_launches + summary.fallbacks == site.requests);
-  CHECK(rt.pending_budget() == rt.pending_launch_limit());  // the driver may round 16 up
+  CHECK(rt.pending_budget() == 8);  // half the configured 16 (the driver may round the limit up)
+  CHECK(rt.pending_budget() <= rt.pending_launch_limit() / 2);  // headroom below the limit
   CHECK(summary.pending_high_water <= static_cast<unsigned int>(rt.pending_budget()));
   CHECK(site.inline_items > 0u);
 }
@@ -250,4 +251,84 @@ TEST_CASE("an automatic threshold keeps launches within the budget share and fin
     CHECK(trace.sites[cdpkit::sites::l2c_thresholded].outcomes[0] == 1u);  // only the giant
     CHECK(trace.sites[cdpkit::sites::l2c_thresholded].work_items == (1u << 20));
   }
+}
+
+TEST_CASE("under a pending limit of 16 every policy runs every item and every pre_op exactly once" *
+          CDPKIT_GPU_CASE) {
+  // Non-idempotent operators (atomic visit counters): an item done both by a child and inline
+  // after a miscounted fallback, or by nobody, shows as a count other than 1.
+  cdpkit::launch_config config;
+  config.pending_launch_limit = 16;
+  cdpkit::launch_runtime rt(config);
+  cdpkit::segment_params p;
+  p.num_segments = 1u << 18;
+  const auto offsets = cdpkit::make_segment_offsets(p);
+  thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
+                                   thrust::raw_pointer_cast(d_offsets.data()) + 1, p.num_segments};
+  for (const auto& policy : every_policy()) {
+    CAPTURE(cdpkit::to_string(policy.kind));
+    CAPTURE(cdpkit::to_string(policy.stream));
+    CAPTURE(policy.threshold.value_or(0xffffffffu));
+    thrust::device_vector<std::uint32_t> visits(offsets.back(), 0);
+    thrust::device_vector<std::uint32_t> parents(p.num_segments, 0);
+    auto* v = thrust::raw_pointer_cast(visits.data());
+    auto* pv = thrust::raw_pointer_cast(parents.data());
+    cdpkit::profiling::trace_session session(rt);
+    cdpkit::for_each_segment(
+        segs, [pv] __device__(std::uint32_t i) { atomicAdd(&pv[i], 1u); },
+        [v] __device__(std::uint32_t, std::uint32_t j) { atomicAdd(&v[j], 1u); }, policy, rt);
+    const auto trace = session.collect();
+    const thrust::host_vector<std::uint32_t> got = visits;
+    const thrust::host_vector<std::uint32_t> got_parents = parents;
+    CHECK(std::all_of(got.begin(), got.end(), [](std::uint32_t c) { return c == 1u; }));
+    CHECK(std::all_of(got_parents.begin(), got_parents.end(),
+                      [](std::uint32_t c) { return c == 1u; }));
+    CHECK(cdpkit::profiling::summarize(trace).pending_high_water <= 8u);
+  }
+}
+
+TEST_CASE("segments holding 2^32 items or more are refused by flat_balanced, never wrapped" *
+          CDPKIT_GPU_CASE) {
+  const std::vector<std::uint32_t> begin = {0, 0, 0};
+  const std::vector<std::uint32_t> end = {0x80000000u, 0x80000000u, 7};
+  thrust::device_vector<std::uint32_t> d_begin(begin.begin(), begin.end());
+  thrust::device_vector<std::uint32_t> d_end(end.begin(), end.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_begin.data()),
+                                   thrust::raw_pointer_cast(d_end.data()), 3};
+  thrust::device_vector<std::uint32_t> touched(1, 0);
+  auto* t = thrust::raw_pointer_cast(touched.data());
+  CHECK_THROWS_WITH_AS(
+      cdpkit::for_each_segment(
+          segs, [] __device__(std::uint32_t) {},
+          [t] __device__(std::uint32_t, std::uint32_t) { atomicAdd(t, 1u); },
+          cdpkit::loop_policy::flat_balanced()),
+      doctest::Contains("item_overflow"), cdpkit::cuda_error);
+  CHECK(touched[0] == 0u);  // refused: no item ran
+}
+
+TEST_CASE("a segment count past 2^32 - 256 is refused before anything runs" * CDPKIT_GPU_CASE) {
+  const cdpkit::segments_view segs{nullptr, nullptr, cdpkit::max_segments + 1};
+  CHECK_THROWS_WITH_AS(cdpkit::for_each_segment(segs, [] __device__(std::uint32_t) {},
+                                                [] __device__(std::uint32_t) {},
+                                                cdpkit::loop_policy::serial()),
+                       doctest::Contains("at most 4294967040"), cdpkit::input_error);
+}
+
+TEST_CASE("power-law lengths up to 2^32 - 1 are generated without a table of that size") {
+  cdpkit::segment_params p;
+  p.num_segments = 4096;
+  p.max_len = 0xffffffffu;
+  p.alpha = 3.0;  // a light tail, so that the total stays below 2^32
+  const auto offsets = cdpkit::make_segment_offsets(p);
+  REQUIRE(offsets.size() == 4097u);
+  std::uint32_t longest = 0;
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+    longest = std::max(longest, offsets[i + 1] - offsets[i]);
+  CHECK(longest >= 1u);
+  CHECK(offsets.front() == 0u);
+  p.dist = cdpkit::segment_dist::uniform;
+  p.mean_len = 0x90000000u;
+  CHECK_THROWS_WITH_AS(cdpkit::make_segment_offsets(p), doctest::Contains("mean_len"),
+                       cdpkit::input_error);
 }

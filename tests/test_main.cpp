@@ -1,6 +1,11 @@
 // The doctest main of the cdpkit suites: detects the GPU once. GPU cases carry
 // `* CDPKIT_GPU_CASE` and are reported as skipped (by doctest, and by CTest through its skip
 // expression) on a machine without a GPU.
+//
+// Two rules keep a run from looking green when it tested nothing:
+// - a run whose filters match no test case at all fails (exit 1);
+// - with CDPKIT_REQUIRE_GPU=1 (set it on GPU machines), a run on a machine without a usable GPU
+//   fails instead of skipping its GPU cases.
 
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
@@ -10,7 +15,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace cdpkit_test {
 
@@ -26,13 +35,53 @@ bool gpu_available() {
 
 }  // namespace cdpkit_test
 
+namespace {
+
+bool has_arg(int argc, char** argv, const char* needle) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strstr(argv[i], needle) != nullptr) return true;
+  return false;
+}
+
+/// How many test cases the command line's filters select, GPU cases included whether or not
+/// they would be skipped here (doctest's count mode, output captured).
+unsigned matching_cases(int argc, char** argv) {
+  // (Context::setOption does not take "count"; options given as arguments do.)
+  std::vector<const char*> args(argv, argv + argc);
+  args.push_back("--count");
+  args.push_back("--no-skip");
+  doctest::Context counter;
+  counter.applyCommandLine(static_cast<int>(args.size()), args.data());
+  std::ostringstream out;
+  counter.setCout(&out);
+  counter.run();
+  const std::string text = out.str();
+  const std::string key = "unskipped test cases passing the current filters: ";
+  const auto at = text.find(key);
+  if (at == std::string::npos) return 1;  // unknown: do not refuse the run
+  return static_cast<unsigned>(std::strtoul(text.c_str() + at + key.size(), nullptr, 10));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  const bool listing = has_arg(argc, argv, "list-test-cases") || has_arg(argc, argv, "-ltc") ||
+                       has_arg(argc, argv, "-h") || has_arg(argc, argv, "--help") ||
+                       has_arg(argc, argv, "-count") || has_arg(argc, argv, "--count");
+  if (!listing) {
+    const char* require = std::getenv("CDPKIT_REQUIRE_GPU");
+    if (require != nullptr && std::strcmp(require, "1") == 0 && !cdpkit_test::gpu_available()) {
+      std::printf("cdpkit tests: CDPKIT_REQUIRE_GPU=1 but there is no usable CUDA GPU: FAILED\n");
+      return 1;
+    }
+    if (matching_cases(argc, argv) == 0) {
+      std::printf("cdpkit tests: no test case matches the filters: FAILED (a run that tests "
+                  "nothing is not a pass)\n");
+      return 1;
+    }
+  }
   doctest::Context context;
   context.applyCommandLine(argc, argv);
-  bool listing = false;
-  for (int i = 1; i < argc; ++i)
-    if (std::strstr(argv[i], "list-test-cases") != nullptr || std::strcmp(argv[i], "-ltc") == 0)
-      listing = true;
   // CTest registers every case, GPU cases included, so that it can report them as skipped.
   if (listing) context.setOption("no-skip", true);
   if (!listing && !cdpkit_test::gpu_available())

@@ -2,6 +2,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/profiling/measure.hpp>
+#include <cdpkit/wait.hpp>
 
 #include <algorithm>
 #include <string>
@@ -41,14 +42,14 @@ double median(std::vector<double> values) {
 
 timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
                  const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
-                 cudaStream_t stream) {
+                 cudaStream_t stream, const launch_runtime* runtime) {
   if (reps < 1) throw input_error("time_runs: reps must be >= 1, got " + std::to_string(reps));
   event_pair ev;
   for (int w = 0; w < warmup; ++w) {
     if (prepare) prepare(stream);
     enqueue(stream);
   }
-  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "time_runs: warm-up", runtime, __FILE__, __LINE__);
   timing t;
   t.reps = reps;
   for (int r = 0; r < reps; ++r) {
@@ -56,7 +57,7 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
     CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
     enqueue(stream);
     CDPKIT_CUDA_TRY(cudaEventRecord(ev.stop_, stream));
-    CDPKIT_CUDA_TRY(cudaEventSynchronize(ev.stop_));
+    wait_for_event(ev.stop_, "time_runs: timed run", runtime, __FILE__, __LINE__);
     float ms = 0.0f;
     CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
     t.samples_ms.push_back(ms);
@@ -72,20 +73,23 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
                     cudaStream_t stream) {
   measurement m;
   runtime.set_tracing(false);
-  m.time = time_runs(enqueue, prepare, reps, 1, stream);
+  m.time = time_runs(enqueue, prepare, reps, 1, stream, &runtime);
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  if (check) {
+    // The output of the last timed run (tracing off) is checked too, not only the traced run's.
+    m.checked = true;
+    m.timed_mismatches = check();
+    m.mismatches = m.timed_mismatches;
+  }
   if (traced) {
     trace_session session(runtime);
     if (prepare) prepare(stream);
     enqueue(stream);
-    CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "measure: traced run");
     CDPKIT_CHECK_DEVICE_ERRORS(runtime);
     m.trace = session.collect();
     m.summary = summarize(*m.trace);
-  }
-  if (check) {
-    m.checked = true;
-    m.mismatches = check();
+    if (check) m.mismatches += check();
   }
   return m;
 }

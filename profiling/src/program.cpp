@@ -1,9 +1,34 @@
+// The programs' one error path: exit codes 0/1/2/3 and a one-line message with the program name.
+
 #include <cdpkit/error.hpp>
 #include <cdpkit/profiling/program.hpp>
+#include <cdpkit/wait.hpp>
 
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <new>
+#include <string>
 
 namespace cdpkit::profiling {
+
+namespace {
+[[noreturn]] void exit_now(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+}  // namespace
+
+void apply_timeout_option(double seconds) {
+  if (!(seconds > 0) || !std::isfinite(seconds) || seconds > 1e7)
+    throw input_error("--timeout must be a number of seconds in (0, 1e7], got " +
+                      std::to_string(seconds));
+  set_wait_deadline(std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000))));
+}
 
 int run_program(const char* name, const std::function<bool()>& body) {
   try {
@@ -13,9 +38,20 @@ int run_program(const char* name, const std::function<bool()>& body) {
   } catch (const input_error& e) {
     std::cerr << name << ": " << e.what() << "\n";
     return 2;
+  } catch (const no_device_error& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return 3;
   } catch (const cuda_error& e) {
     std::cerr << name << ": CUDA error: " << e.what() << "\n";
+    if (device_unresponsive()) exit_now(3);
     return 3;
+  } catch (const std::bad_alloc&) {
+    std::cerr << name << ": out of host memory (the input or the sizes asked for are too large"
+                         " for this machine)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << name << ": error: " << e.what() << "\n";
+    return 2;
   }
 }
 

@@ -16,6 +16,7 @@
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
 #include <cdpkit/profiling/program.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/nvtx.hpp>
@@ -34,8 +35,8 @@ int main(int argc, char** argv) {
   std::optional<std::uint32_t> source, threshold;
   std::vector<std::uint32_t> sweep;
   std::uint64_t seed = 1;
-  int reps = 5, pending_limit = 0;
-  bool directed = false;
+  int reps = 5, pending_limit = 0, pending_budget = 0;
+  bool directed = false, allow_sparse_ids = false;
   app.add_option("--graph", graph_spec,
                  "rmat:SCALE[:EDGE_FACTOR] | grid:SIDE | uniform:N:M | file.mtx | edge list file")
       ->capture_default_str();
@@ -49,22 +50,31 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--pending-limit", pending_limit,
-                 "cudaLimitDevRuntimePendingLaunchCount (0: keep the device's)")
-      ->capture_default_str()->check(CLI::Range(0, 1 << 24));
+                 "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 24));
+  app.add_option("--pending-budget", pending_budget,
+                 "children in flight before launches fall back (0: 2048, or half the limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 23));
   app.add_flag("--directed", directed, "keep edge directions (default: symmetrize)");
+  app.add_flag("--allow-sparse-ids", allow_sparse_ids,
+               "accept graph files whose vertex ids far exceed their edge count (isolated "
+               "vertices)");
   app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/1) here");
-  CLI11_PARSE(app, argc, argv);
-
-  return cdpkit::profiling::run_program("bfs", [&] {
+  return cdpkit::profiling::run_program("bfs", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("bfs sample");
     std::vector<cdpkit::bfs_variant> variants;
     if (variant_name == "all") variants = cdpkit::all_bfs_variants();
     else variants.push_back(cdpkit::parse_bfs_variant(variant_name));
 
+    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     cdpkit::csr_options csr;
     csr.symmetrize = !directed;
     std::cout << "loading " << graph_spec << " ..." << std::endl;
-    const cdpkit::csr_graph graph = cdpkit::load_graph(graph_spec, csr, seed);
+    cdpkit::graph_read_options read;
+    read.allow_sparse_ids = allow_sparse_ids;
+    const cdpkit::csr_graph graph = cdpkit::load_graph(graph_spec, csr, seed, read);
     if (graph.num_vertices == 0) throw cdpkit::input_error(graph_spec + ": the graph has no vertices");
     const std::uint32_t src = source.value_or(graph.highest_degree_vertex());
     if (src >= graph.num_vertices)
@@ -74,6 +84,7 @@ int main(int argc, char** argv) {
 
     cdpkit::launch_config config;
     config.pending_launch_limit = pending_limit;
+    config.pending_budget = pending_budget;
     cdpkit::launch_runtime runtime(config);
     cdpkit::device_graph dgraph(graph);
     std::vector<cdpkit::bfs_options> runs;

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   cdpkit::segment_params seg;
   std::optional<std::uint32_t> threshold;
   std::uint32_t rounds = 8;
-  int reps = 5, pending_limit = 0;
+  int reps = 5, pending_limit = 0, pending_budget = 0;
   double item_ns = cdpkit::launch_cost_model{}.serial_item_ns;
   app.add_option("--policy", policy_name,
                  "all, serial_loop, child_per_thread, thresholded, warp_aggregated, "
@@ -66,13 +66,15 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   app.add_option("--pending-limit", pending_limit,
-                 "cudaLimitDevRuntimePendingLaunchCount (0: keep the device's, 2048 by default)")
+                 "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 24));
+  app.add_option("--pending-budget", pending_budget,
+                 "children in flight before launches fall back (0: 2048, or half the limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 23));
   app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/1) here");
-  CLI11_PARSE(app, argc, argv);
-
-  return cdpkit::profiling::run_program("loop_to_child", [&] {
+  return cdpkit::profiling::run_program("loop_to_child", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("loop_to_child sample");
     seg.dist = cdpkit::parse_segment_dist(dist_name);
     const auto stream = cdpkit::parse_stream_kind(stream_name);
@@ -84,9 +86,11 @@ int main(int argc, char** argv) {
     std::vector<cdpkit::loop_policy> policies;
     for (auto k : kinds) policies.push_back(cdpkit::samples::make_policy(k, threshold, stream, model));
 
+    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     const auto offsets = cdpkit::make_segment_offsets(seg);
     cdpkit::launch_config config;
     config.pending_launch_limit = pending_limit;
+    config.pending_budget = pending_budget;
     cdpkit::launch_runtime runtime(config);
     cdpkit::segment_workload workload(offsets, rounds, seg.seed);
     const std::string input = cdpkit::samples::input_label(seg);

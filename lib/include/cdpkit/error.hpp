@@ -22,8 +22,12 @@ class cuda_error : public std::runtime_error {
 
   /// A device-side error flag (see cdpkit::device_error_bits), reported with the CUDA-style message.
   cuda_error(const std::string& what, const char* file, int line)
+      : cuda_error(cudaErrorUnknown, what, file, line) {}
+
+  /// An error with its own message and a CUDA code (e.g. cudaErrorTimeout from the watchdog).
+  cuda_error(cudaError_t code, const std::string& what, const char* file, int line)
       : std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what),
-        code_(cudaErrorUnknown), file_(file), line_(line) {}
+        code_(code), file_(file), line_(line) {}
 
   /// The CUDA error code (cudaErrorUnknown for device-side flags).
   [[nodiscard]] cudaError_t code() const noexcept { return code_; }
@@ -40,6 +44,18 @@ class cuda_error : public std::runtime_error {
   cudaError_t code_;
   const char* file_;
   int line_;
+};
+
+/// There is no usable CUDA device (no GPU, no driver, or a driver too old for this build). The
+/// message is one line without a source location, meant for the end user.
+class no_device_error : public cuda_error {
+ public:
+  no_device_error(cudaError_t code, const std::string& what)
+      : cuda_error(code, what, "", 0), message_(what) {}
+  [[nodiscard]] const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
 };
 
 /// Bad input: an argument out of range, a malformed file, an impossible size. The message names

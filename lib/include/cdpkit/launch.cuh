@@ -77,10 +77,15 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
     if (atomicCAS(&s->slots[i], 0u, blocks) == 0u) {
       if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
       *slot = i;
+      launch_mirror* m = s->mirror;
+      *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[i]) = blocks;
+      *reinterpret_cast<volatile int*>(&m->pending) = prev + 1;
       return true;
     }
     i = (i + 1 == s->slot_count) ? 0u : i + 1;
   }
+  // Unreachable while the invariant holds; say so instead of hiding it as a budget fallback.
+  raise_device_error(s, device_error_slot_probe_exhausted);
   atomicSub(&s->pending, 1);
   return false;
 }
@@ -88,7 +93,18 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
 /// Give back the budget of a child whose launch failed.
 __device__ inline void release_pending(launch_state* s, std::uint32_t slot) {
   atomicExch(&s->slots[slot], 0u);
-  atomicSub(&s->pending, 1);
+  const int now = atomicSub(&s->pending, 1) - 1;
+  launch_mirror* m = s->mirror;
+  *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[slot]) = 0u;
+  *reinterpret_cast<volatile int*>(&m->pending) = now;
+}
+
+/// A child grid was launched: count it (device and mirror).
+__device__ inline void note_launch(launch_state* s) {
+  const unsigned int n = atomicAdd(&s->launches, 1u) + 1u;
+  launch_mirror* m = s->mirror;
+  *reinterpret_cast<volatile unsigned int*>(&m->launches) = n;
+  *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
 }
 
 /// Called by every block of a child grid when its body is done; the last block gives back the
@@ -98,8 +114,14 @@ __device__ inline void child_block_done(const launch_context& ctx) {
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
     launch_state* s = ctx.state;
-    if (atomicSub(&s->slots[ctx.slot], 1u) == 1u) {
-      if (atomicSub(&s->pending, 1) <= 0) raise_device_error(s, device_error_pending_underflow);
+    launch_mirror* m = s->mirror;
+    const std::uint32_t left = atomicSub(&s->slots[ctx.slot], 1u) - 1u;
+    *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[ctx.slot]) = left;
+    if (left == 0u) {
+      const int before = atomicSub(&s->pending, 1);
+      if (before <= 0) raise_device_error(s, device_error_pending_underflow);
+      *reinterpret_cast<volatile int*>(&m->pending) = before - 1;
+      *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
     }
   }
 }
@@ -185,7 +207,10 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     raise_device_error(s, device_error_bad_site);
     site = trace_limits::max_sites - 1;
   }
-  const std::uint32_t blocks = grid.x * grid.y * grid.z;
+  const std::uint64_t blocks64 = 1ull * grid.x * grid.y * grid.z;
+  // A grid whose block count does not fit the completion slot's 32-bit counter is refused
+  // (cudaErrorInvalidConfiguration) and done inline, never wrapped.
+  const std::uint32_t blocks = blocks64 > 0xffffffffull ? 0u : static_cast<std::uint32_t>(blocks64);
   const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
   launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
   if (parent.tracing) child.record = reserve_record(s);
@@ -198,6 +223,10 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   } else if (!acquire_pending(s, blocks, &child.slot, parent.tracing)) {
     result = {launch_outcome::fallback_budget, cudaSuccess};
   } else {
+    // This thread's launch check must read only this launch's error: clear anything an earlier
+    // device runtime call of the thread left behind (else a launch that succeeded would be
+    // counted as failed, its work done twice and its completion slot never freed).
+    (void)cudaGetLastError();
     cudaStream_t st = cudaStreamFireAndForget;
     cudaError_t err = cudaSuccess;
     switch (stream) {
@@ -221,6 +250,8 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     if (err != cudaSuccess) {
       release_pending(s, child.slot);
       result = {launch_outcome::fallback_error, err};
+    } else {
+      note_launch(s);
     }
   }
   if (parent.tracing) {
@@ -272,13 +303,18 @@ struct items_body {
 }  // namespace detail
 
 /// Request a 1-D child grid of ceil(num_items / block_threads) blocks in which thread k < num_items
-/// calls `fn(child_context, k)`. Same contract as launch_child; num_items > 0,
-/// ceil(num_items / block_threads) < 2^31.
+/// calls `fn(child_context, k)`. Same contract as launch_child; a request with num_items == 0 or
+/// ceil(num_items / block_threads) >= 2^31 is refused (fallback_error,
+/// cudaErrorInvalidConfiguration) and must be done by the caller.
 template <class ItemFn>
 __device__ launch_result launch_items(const launch_context& parent, std::uint16_t site,
                                       std::uint64_t num_items, unsigned int block_threads,
                                       stream_kind stream, const ItemFn& fn) {
-  const auto blocks = static_cast<unsigned int>((num_items + block_threads - 1) / block_threads);
+  // Past the grid's 2^31 - 1 blocks (or with no items) the grid is 0 blocks: the request is
+  // refused as cudaErrorInvalidConfiguration and the caller does the work, never a wrapped grid.
+  const std::uint64_t blocks64 =
+      block_threads == 0 ? 0 : num_items / block_threads + (num_items % block_threads != 0);
+  const auto blocks = blocks64 > 0x7fffffffull ? 0u : static_cast<unsigned int>(blocks64);
   const auto work =
       num_items > 0xffffffffull ? 0xffffffffu : static_cast<std::uint32_t>(num_items);
   return launch_child(parent, site, dim3(blocks), dim3(block_threads), stream,

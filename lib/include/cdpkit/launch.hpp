@@ -6,8 +6,10 @@
 #include <cdpkit/launch/sites.hpp>
 #include <cdpkit/launch/state.hpp>
 #include <cdpkit/launch/types.hpp>
+#include <cdpkit/wait.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,13 +22,29 @@ const char* to_string(launch_outcome outcome) noexcept;
 /// Parse a stream kind name; throws cdpkit::input_error naming the bad value and the choices.
 stream_kind parse_stream_kind(const std::string& name);
 
+/// The share of the device's pending-launch limit that the layer's pending budget may take by
+/// default. Measured on an H200 (DESIGN.md, "pending headroom"): with the budget equal to the
+/// limit, about 1 run in 60 of child_per_thread stalled inside the device runtime
+/// (`__cudaCDP2GetParameterBufferV2`) instead of failing with error 69; the budget is given back
+/// at a child's last block, before the device runtime frees its own slot, so the runtime must
+/// keep headroom above the budget.
+inline constexpr double safe_pending_fraction = 0.5;
+/// The pending budget when none is configured.
+inline constexpr int default_pending_budget = 2048;
+
 /// Configuration of a launch_runtime. Zero means "use the default" where stated.
 struct launch_config {
-  /// cudaLimitDevRuntimePendingLaunchCount to set on the device; 0 keeps the device's current
-  /// value (2048 by default). Raising it reserves device memory.
+  /// cudaLimitDevRuntimePendingLaunchCount to set on the device. 0 (automatic): the device's
+  /// limit is raised, while this runtime lives, to budget / safe_pending_fraction when it is
+  /// lower (the device's own default is 2048). Raising it reserves device memory.
   int pending_launch_limit = 0;
-  /// In-flight children the layer allows before falling back; 0 = the pending launch limit.
+  /// In-flight children the layer allows before falling back. 0: default_pending_budget, or
+  /// safe_pending_fraction of pending_launch_limit when that is given.
   int pending_budget = 0;
+  /// Accept a budget above safe_pending_fraction of an explicit pending_launch_limit (only to
+  /// provoke the device's own launch failures in tests: the device runtime may then stall).
+  /// Without it, such a configuration is an input_error.
+  bool allow_unsafe_budget = false;
   /// Deepest child grid the layer launches (the host-launched grid is depth 0). CDP2 does not
   /// enforce CDP1's 24 levels, so the library caps recursion itself.
   int max_depth = 24;
@@ -45,19 +63,25 @@ struct trace_snapshot {
   int max_depth = 0;
 };
 
+namespace detail {
+struct runtime_storage;
+}
+
 /// Owns the launch layer's device state for the current device. Move-only RAII.
 ///
 /// One runtime serves any number of algorithm calls; algorithms use default_runtime() unless
 /// given another. Tracing is off by default. Calls that reset or read counters synchronize the
-/// device. Not thread-safe: use one runtime per host thread, or serialize.
+/// device, under the watchdog (cdpkit/wait.hpp). Not thread-safe: use one runtime per host
+/// thread, or serialize.
 class launch_runtime {
  public:
-  /// Applies config.pending_launch_limit to the device (if non-zero; the destructor restores the
-  /// previous value, since the limit is device-wide) and allocates the state. Also sets the
+  /// Applies the pending launch limit to the device (see launch_config; the device-wide limit is
+  /// restored when the last runtime that needed it goes) and allocates the state. Also sets the
   /// release threshold of the device's default memory pool to "keep", so that the algorithms'
   /// stream-ordered scratch is reused across calls instead of being unmapped at every sync.
-  /// Throws cdpkit::input_error for a negative limit/budget or a max_depth outside [0, 65535],
-  /// cdpkit::cuda_error when the device refuses (e.g. no GPU).
+  /// Throws cdpkit::input_error for a negative limit/budget, a max_depth outside [0, 65535] or a
+  /// budget above safe_pending_fraction of an explicit limit (unless allow_unsafe_budget);
+  /// cdpkit::no_device_error without a usable GPU; cdpkit::cuda_error when the device refuses.
   explicit launch_runtime(launch_config config = {});
   ~launch_runtime();
   launch_runtime(launch_runtime&& other) noexcept;
@@ -76,12 +100,19 @@ class launch_runtime {
   /// Precondition: no kernel using this runtime is running (checked: the pending count is 0).
   void reset_trace();
 
-  /// Synchronize the device; throw cdpkit::cuda_error if any device error flag was raised since
-  /// the last check (the flags are cleared), or if the pending count did not return to zero.
+  /// Synchronize the device (under the watchdog); throw cdpkit::cuda_error if any device error
+  /// flag was raised since the last check (the flags are cleared), or if a child is still
+  /// counted as pending or a completion slot is still occupied (both are then cleared).
   void check_device_errors(const char* file, int line);
 
   /// Synchronize and copy the trace to the host.
   [[nodiscard]] trace_snapshot snapshot() const;
+
+  /// The launch layer's state, read over a separate stream so that it works while the device
+  /// is stuck: pending count against budget and limit, occupied completion slots (and the blocks
+  /// each child still has to finish), trace records so far, error flags, and the counters of
+  /// every site that saw requests. One paragraph of text; never throws.
+  [[nodiscard]] std::string diagnose() const noexcept;
 
   [[nodiscard]] const launch_config& config() const noexcept { return config_; }
   /// The device's actual cudaLimitDevRuntimePendingLaunchCount.
@@ -89,19 +120,16 @@ class launch_runtime {
   [[nodiscard]] int pending_budget() const noexcept { return pending_budget_; }
 
  private:
-  void release() noexcept;
-
   launch_config config_{};
-  int previous_launch_limit_ = 0;  ///< restored on destruction when config_ changed the device's
   int pending_launch_limit_ = 0;
   int pending_budget_ = 0;
   bool tracing_ = false;
-  launch_state* d_state_ = nullptr;
-  std::uint32_t* d_slots_ = nullptr;
-  site_counters* d_sites_ = nullptr;
-  trace_totals* d_totals_ = nullptr;
-  launch_record* d_records_ = nullptr;
+  std::unique_ptr<detail::runtime_storage> storage_;
 };
+
+/// Throws cdpkit::no_device_error (one line for the user: "no CUDA device found (...)") when
+/// CUDA has no usable device: no GPU, no driver, or a driver too old for this build.
+void require_cuda_device();
 
 /// The process-wide runtime used by algorithms that are not given one, created on first use with
 /// the default launch_config. Throws cdpkit::cuda_error if there is no usable GPU.

@@ -28,8 +28,9 @@ namespace cdpkit {
 ///
 /// Segments: cdpkit::segments_view, or any trivially copyable type with `num_segments` and
 /// `__device__ std::uint32_t begin(i)` / `end(i)`.
-/// Preconditions: the segments' bounds are device-readable; the total number of
-/// items is below 2^32; pre_op and item_op are trivially copyable device callables, and item_op
+/// Preconditions: the segments' bounds are device-readable; num_segments <= max_segments
+/// (checked: cdpkit::input_error); flat_balanced needs fewer than 2^32 items in all (checked on
+/// the device: device_error_item_overflow, nothing done); the other policies take any total; pre_op and item_op are trivially copyable device callables, and item_op
 /// must not assume any order. `runtime` outlives the work.
 template <class Segments, class PreOp, class ItemOp>
 void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_op,
@@ -39,12 +40,16 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
   const std::uint32_t n = segments.num_segments;
   if (n == 0) return;
+  if (n > max_segments)
+    throw input_error("for_each_segment: " + std::to_string(n) +
+                      " segments; at most " + std::to_string(max_segments) +
+                      " (2^32 - 256) are supported (32-bit thread indices)");
   if (policy.child_block_threads == 0 || policy.child_block_threads > 1024 ||
       policy.child_block_threads % 32 != 0)
     throw input_error("loop_policy::child_block_threads must be a multiple of 32 in [32, 1024], got " +
                       std::to_string(policy.child_block_threads));
   const launch_context ctx = runtime.root_context();
-  const unsigned int grid = (n + block_threads - 1) / block_threads;
+  const auto grid = static_cast<unsigned int>((std::uint64_t{n} + block_threads - 1) / block_threads);
 
   // The threshold: given, or picked on the device from the length distribution (no round trip).
   threshold_arg threshold{policy.threshold.value_or(0u), nullptr};
@@ -99,11 +104,13 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
     case loop_policy_kind::flat_balanced: {
       detail::device_buffer<std::uint32_t> lengths(std::size_t{n} + 1, stream);
       detail::device_buffer<std::uint32_t> scan(std::size_t{n} + 1, stream);
+      detail::device_buffer<unsigned long long> total(1, stream);
       {
         CDPKIT_NVTX_RANGE("flat_balanced::prepare");
-        const unsigned int grid1 = (n + 1 + block_threads - 1) / block_threads;
+        CDPKIT_CUDA_TRY(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
+        const auto grid1 = static_cast<unsigned int>((std::uint64_t{n} + block_threads) / block_threads);
         flat_prepare_kernel<<<grid1, block_threads, 0, stream>>>(ctx, segments, pre_op,
-                                                                 lengths.data());
+                                                                 lengths.data(), total.data());
       }
       {
         CDPKIT_NVTX_RANGE("flat_balanced::scan");
@@ -121,7 +128,7 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
         CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         const unsigned int items_grid = static_cast<unsigned int>(sms) * 8u;  // 2048 thr/SM
         flat_items_kernel<<<items_grid, block_threads, 0, stream>>>(ctx, segments, scan.data(),
-                                                                     item_op);
+                                                                     total.data(), item_op);
       }
       break;
     }
@@ -129,15 +136,16 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
   CDPKIT_CUDA_TRY(cudaGetLastError());
 }
 
-/// for_each_segment: as for_each_segment_async, then synchronizes `stream` and throws
-/// cdpkit::cuda_error if the device flagged an error (e.g. a segment with end < start).
+/// for_each_segment: as for_each_segment_async, then waits for `stream` under the watchdog
+/// (cdpkit/wait.hpp) and throws cdpkit::cuda_error if the device flagged an error (e.g. a segment
+/// with end < start) or did not finish within the deadline.
 template <class Segments, class PreOp, class ItemOp>
 void for_each_segment(const Segments& segments, PreOp pre_op, ItemOp item_op,
                       const loop_policy& policy, launch_runtime& runtime = default_runtime(),
                       cudaStream_t stream = nullptr) {
   CDPKIT_NVTX_RANGE("loop_to_child::for_each_segment");
   for_each_segment_async(segments, pre_op, item_op, policy, runtime, stream);
-  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
 }
 

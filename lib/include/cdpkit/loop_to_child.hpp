@@ -23,6 +23,10 @@
 
 namespace cdpkit {
 
+/// Most segments for_each_segment takes: 2^32 - 256, so that 32-bit thread indices of the parent
+/// grid (blocks of 256) never wrap.
+inline constexpr std::uint32_t max_segments = 0xffffff00u;
+
 /// How for_each_segment maps segments to threads and grids.
 enum class loop_policy_kind : std::uint8_t {
   serial_loop,       ///< each parent thread loops over its segment (Fig. 21.4)

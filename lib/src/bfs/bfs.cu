@@ -6,6 +6,7 @@
 #include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child.cuh>
 #include <cdpkit/nvtx.hpp>
+#include <cdpkit/wait.hpp>
 
 #include <string>
 #include <utility>
@@ -107,8 +108,9 @@ struct driver_body {
     const std::uint32_t count = a.d_counters[cur];
     if (count == 0) return;  // done: the last level found nothing
     a.d_counters[1 - cur] = 0;
-    const unsigned int grid = (count + loop_to_child_detail::block_threads - 1) /
-                              loop_to_child_detail::block_threads;
+    const auto grid = static_cast<unsigned int>(
+        (std::uint64_t{count} + loop_to_child_detail::block_threads - 1) /
+        loop_to_child_detail::block_threads);
     const launch_result r = launch_child(self, sites::bfs_level, dim3(grid),
                                          dim3(loop_to_child_detail::block_threads),
                                          stream_kind::fire_and_forget,
@@ -159,6 +161,9 @@ loop_policy policy_for(const bfs_options& o) {
 }  // namespace
 
 bfs_engine::bfs_engine(const device_graph& graph) : graph_(&graph) {
+  if (graph.num_vertices() > max_segments)
+    throw input_error("bfs: " + std::to_string(graph.num_vertices()) + " vertices; at most " +
+                      std::to_string(max_segments) + " (2^32 - 256) are supported");
   const std::size_t n = std::max<std::size_t>(1, graph.num_vertices());
   try {
     CDPKIT_CUDA_TRY(cudaMalloc(&d_levels_, sizeof(std::uint32_t) * n));
@@ -181,6 +186,7 @@ bfs_engine::bfs_engine(bfs_engine&& o) noexcept
       h_counters_(std::exchange(o.h_counters_, nullptr)) {}
 
 void bfs_engine::release() noexcept {
+  if (device_unresponsive()) return;  // a free would block on the stuck work; the exit frees
   (void)cudaFree(d_levels_);
   (void)cudaFree(d_frontier_[0]);
   (void)cudaFree(d_frontier_[1]);
@@ -196,7 +202,7 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
   if (source >= n)
     throw input_error("bfs: source " + std::to_string(source) + " is not a vertex (the graph has " +
                       std::to_string(n) + ")");
-  bfs_init_kernel<<<(n + 255) / 256, 256, 0, stream>>>(d_levels_, n, source, d_frontier_[0],
+  bfs_init_kernel<<<static_cast<unsigned int>((std::uint64_t{n} + 255) / 256), 256, 0, stream>>>(d_levels_, n, source, d_frontier_[0],
                                                         d_counters_);
   CDPKIT_CUDA_TRY(cudaGetLastError());
   if (options.variant != bfs_variant::device_driver)
@@ -212,7 +218,7 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
     CDPKIT_CUDA_TRY(cudaGetLastError());
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_, d_counters_, sizeof(std::uint32_t) * 8,
                                     cudaMemcpyDeviceToHost, stream));
-    CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "bfs::device_driver");
   }
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
   bfs_stats stats;
@@ -245,7 +251,7 @@ bfs_stats bfs_engine::run_host_loop(std::uint32_t level, std::uint32_t count, in
         policy, runtime, stream);
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_, &d_counters_[1 - cur], sizeof(std::uint32_t),
                                     cudaMemcpyDeviceToHost, stream));
-    CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, range.c_str());
     count = h_counters_[0];
     cur = 1 - cur;
     ++level;
@@ -258,6 +264,7 @@ bfs_stats bfs_engine::run_host_loop(std::uint32_t level, std::uint32_t count, in
 
 std::vector<std::uint32_t> bfs_engine::levels() const {
   std::vector<std::uint32_t> out(graph_->num_vertices());
+  wait_for_device("bfs_engine::levels", nullptr, __FILE__, __LINE__);
   if (!out.empty())
     CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_levels_, sizeof(std::uint32_t) * out.size(),
                                cudaMemcpyDeviceToHost));

@@ -1,16 +1,25 @@
 // Host side of the device launch layer: allocation of the device state, configuration of the
-// device runtime's pending launch limit, trace reset and snapshot, device error flags.
+// device runtime's pending launch limit (with headroom above the budget), trace reset and
+// snapshot, device error flags, and the diagnosis the watchdog prints.
 
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
+#include <cdpkit/wait.hpp>
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
+#include <mutex>
+#include <chrono>
+#include <thread>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace cdpkit {
 
@@ -22,8 +31,15 @@ std::string describe_device_errors(std::uint32_t flags) {
   if (flags & device_error_bad_site) what += " bad_site (a site id >= trace_limits::max_sites);";
   if (flags & device_error_pending_underflow)
     what += " pending_underflow (the pending budget went negative: a launch layer bug);";
-  const std::uint32_t known =
-      device_error_bad_segment | device_error_bad_site | device_error_pending_underflow;
+  if (flags & device_error_slot_probe_exhausted)
+    what += " slot_probe_exhausted (no free completion slot although the budget had room: a"
+            " launch layer bug; the work was done inline);";
+  if (flags & device_error_item_overflow)
+    what += " item_overflow (the segments hold 2^32 or more items in all; flat_balanced indexes"
+            " items in 32 bits and refused the run);";
+  const std::uint32_t known = device_error_bad_segment | device_error_bad_site |
+                              device_error_pending_underflow | device_error_slot_probe_exhausted |
+                              device_error_item_overflow;
   if (flags & ~known) what += " unknown bits 0x" + std::to_string(flags & ~known) + ";";
   return what;
 }
@@ -32,7 +48,133 @@ constexpr stream_kind stream_kinds[] = {stream_kind::fire_and_forget,
                                         stream_kind::named_per_thread, stream_kind::null_stream,
                                         stream_kind::tail};
 
+/// The device-wide pending launch limit is shared by every runtime of the process: each runtime
+/// registers what it needs (a minimum, or an exact value it was configured with), and the device
+/// gets the latest exact value if any, else the largest minimum (never below the device's value
+/// before the first runtime). When the last runtime goes, the original value comes back.
+class limit_registry {
+ public:
+  static limit_registry& instance() {
+    static limit_registry r;
+    return r;
+  }
+  /// Register a need; returns its id. Applies the resulting limit to the device.
+  int acquire(int value, bool exact) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.empty()) {
+      std::size_t current = 0;
+      CDPKIT_CUDA_TRY(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
+      original_ = static_cast<int>(current);
+    }
+    entries_.push_back({next_id_, value, exact});
+    try {
+      apply();
+    } catch (...) {
+      entries_.pop_back();
+      throw;
+    }
+    return next_id_++;
+  }
+  /// Forget a need; with apply_now, set the device's limit to what the others need (not after
+  /// a watchdog timeout: the call could block on the stuck work).
+  void release(int id, bool apply_now) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                  [id](const entry& e) { return e.id == id; }),
+                   entries_.end());
+    if (!apply_now) return;
+    try {
+      apply();
+    } catch (...) {
+      // a destructor cannot report; the limit stays as it is
+    }
+  }
+
+ private:
+  struct entry {
+    int id;
+    int value;
+    bool exact;
+  };
+  void apply() {
+    int target = original_;
+    bool have_exact = false;
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
+      if (it->exact) {
+        target = it->value;
+        have_exact = true;
+        break;
+      }
+    if (!have_exact)
+      for (const entry& e : entries_) target = std::max(target, e.value);
+    std::size_t current = 0;
+    CDPKIT_CUDA_TRY(cudaDeviceGetLimit(&current, cudaLimitDevRuntimePendingLaunchCount));
+    if (static_cast<int>(current) != target)
+      CDPKIT_CUDA_TRY(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount,
+                                         static_cast<std::size_t>(target)));
+  }
+  std::mutex mutex_;
+  std::vector<entry> entries_;
+  int original_ = 0;
+  int next_id_ = 1;
+};
+
 }  // namespace
+
+void require_cuda_device() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw no_device_error(e, std::string("no CUDA device found (") + cudaGetErrorName(e) + ": " +
+                                 cudaGetErrorString(e) + ")");
+  }
+  if (count == 0) throw no_device_error(cudaErrorNoDevice, "no CUDA device found");
+}
+
+namespace detail {
+
+/// Everything a runtime owns on the device and the host. Freed in the destructor, except after a
+/// watchdog timeout: frees would then block on the stuck work, so the memory is left to the
+/// process exit.
+struct runtime_storage {
+  int limit_id = 0;
+  launch_state* d_state = nullptr;
+  std::uint32_t* d_slots = nullptr;
+  site_counters* d_sites = nullptr;
+  trace_totals* d_totals = nullptr;
+  launch_record* d_records = nullptr;
+  // The watchdog's window on the state: a non-blocking stream and pinned host copies.
+  cudaStream_t diag_stream = nullptr;
+  launch_state* h_state = nullptr;
+  std::uint32_t* h_slots = nullptr;
+  site_counters* h_sites = nullptr;
+  trace_totals* h_totals = nullptr;
+  // The mirror the device writes at its rare events (mapped pinned memory): readable while the
+  // device is stuck, when even a copy on another stream may not complete.
+  launch_mirror* h_mirror = nullptr;
+  std::uint32_t* h_mirror_slots = nullptr;
+
+  ~runtime_storage() {
+    const bool stuck = device_unresponsive();
+    if (limit_id != 0) limit_registry::instance().release(limit_id, !stuck);
+    if (stuck) return;
+    (void)cudaFree(d_records);
+    (void)cudaFree(d_totals);
+    (void)cudaFree(d_sites);
+    (void)cudaFree(d_slots);
+    (void)cudaFree(d_state);
+    if (diag_stream != nullptr) (void)cudaStreamDestroy(diag_stream);
+    (void)cudaFreeHost(h_state);
+    (void)cudaFreeHost(h_slots);
+    (void)cudaFreeHost(h_sites);
+    (void)cudaFreeHost(h_totals);
+    (void)cudaFreeHost(h_mirror);
+    (void)cudaFreeHost(h_mirror_slots);
+  }
+};
+
+}  // namespace detail
 
 const char* to_string(stream_kind kind) noexcept {
   switch (kind) {
@@ -68,18 +210,35 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   if (config.max_depth < 0 || config.max_depth > 65535)
     throw input_error("launch_config::max_depth must be in [0, 65535], got " +
                       std::to_string(config.max_depth));
-  std::size_t previous = 0;
-  CDPKIT_CUDA_TRY(cudaDeviceGetLimit(&previous, cudaLimitDevRuntimePendingLaunchCount));
-  previous_launch_limit_ = static_cast<int>(previous);
+  // The budget and the device limit it needs (see safe_pending_fraction).
   if (config.pending_launch_limit > 0) {
-    CDPKIT_CUDA_TRY(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount,
-                                       static_cast<std::size_t>(config.pending_launch_limit)));
+    const int safe = std::max(
+        1, static_cast<int>(std::floor(config.pending_launch_limit * safe_pending_fraction)));
+    pending_budget_ = config.pending_budget > 0 ? config.pending_budget : safe;
+    if (pending_budget_ > safe && !config.allow_unsafe_budget)
+      throw input_error("launch_config::pending_budget " + std::to_string(pending_budget_) +
+                        " leaves no headroom below pending_launch_limit " +
+                        std::to_string(config.pending_launch_limit) + " (at most " +
+                        std::to_string(safe) +
+                        ": the device runtime can stall at its limit; leave the limit at 0 to"
+                        " have it raised, or set allow_unsafe_budget)");
+  } else {
+    pending_budget_ = config.pending_budget > 0 ? config.pending_budget : default_pending_budget;
   }
+  const double needed = std::ceil(pending_budget_ / safe_pending_fraction);
+  if (config.pending_launch_limit == 0 && needed > 1e8)
+    throw input_error("launch_config::pending_budget " + std::to_string(pending_budget_) +
+                      " is too large (the device limit it needs would exceed 10^8)");
+
+  require_cuda_device();
+  auto storage = std::make_unique<detail::runtime_storage>();
+  storage->limit_id =
+      config.pending_launch_limit > 0
+          ? limit_registry::instance().acquire(config.pending_launch_limit, /*exact=*/true)
+          : limit_registry::instance().acquire(static_cast<int>(needed), /*exact=*/false);
   std::size_t limit = 0;
   CDPKIT_CUDA_TRY(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
   pending_launch_limit_ = static_cast<int>(limit);
-  pending_budget_ = config.pending_budget > 0 ? config.pending_budget : pending_launch_limit_;
-  if (pending_budget_ < 1) pending_budget_ = 1;
 
   // The algorithms take their scratch from the device's default stream-ordered pool. With its
   // default release threshold (0) every synchronization hands freed memory back to the driver and
@@ -91,140 +250,224 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   std::uint64_t keep = ~0ull;
   CDPKIT_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
 
-  try {
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_state_, sizeof(launch_state)));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_slots_, sizeof(std::uint32_t) * pending_budget_));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_sites_, sizeof(site_counters) * trace_limits::max_sites));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_totals_, sizeof(trace_totals)));
-    if (config.trace_record_capacity > 0)
-      CDPKIT_CUDA_TRY(
-          cudaMalloc(&d_records_, sizeof(launch_record) * config.trace_record_capacity));
-    launch_state h{};
-    h.pending = 0;
-    h.pending_budget = pending_budget_;
-    h.max_depth = config.max_depth;
-    h.error_flags = 0;
-    h.slot_count = static_cast<std::uint32_t>(pending_budget_);
-    h.record_capacity = config.trace_record_capacity;
-    h.slots = d_slots_;
-    h.sites = d_sites_;
-    h.totals = d_totals_;
-    h.records = d_records_;
-    CDPKIT_CUDA_TRY(cudaMemcpy(d_state_, &h, sizeof(h), cudaMemcpyHostToDevice));
-    CDPKIT_CUDA_TRY(cudaMemset(d_slots_, 0, sizeof(std::uint32_t) * pending_budget_));
-    reset_trace();
-  } catch (...) {
-    release();
-    throw;
-  }
+  detail::runtime_storage& st = *storage;
+  const auto slots = static_cast<std::size_t>(pending_budget_);
+  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_state, sizeof(launch_state)));
+  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_slots, sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_sites, sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_totals, sizeof(trace_totals)));
+  if (config.trace_record_capacity > 0)
+    CDPKIT_CUDA_TRY(
+        cudaMalloc(&st.d_records, sizeof(launch_record) * config.trace_record_capacity));
+  CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&st.diag_stream, cudaStreamNonBlocking));
+  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_state, sizeof(launch_state)));
+  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_slots, sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_sites, sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_totals, sizeof(trace_totals)));
+  CDPKIT_CUDA_TRY(cudaHostAlloc(&st.h_mirror, sizeof(launch_mirror), cudaHostAllocMapped));
+  CDPKIT_CUDA_TRY(
+      cudaHostAlloc(&st.h_mirror_slots, sizeof(std::uint32_t) * slots, cudaHostAllocMapped));
+  std::memset(st.h_mirror, 0, sizeof(launch_mirror));
+  std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
+  launch_mirror* d_mirror = nullptr;
+  std::uint32_t* d_mirror_slots = nullptr;
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_mirror, st.h_mirror, 0));
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_mirror_slots, st.h_mirror_slots, 0));
+  launch_state h{};
+  h.pending = 0;
+  h.pending_budget = pending_budget_;
+  h.max_depth = config.max_depth;
+  h.error_flags = 0;
+  h.slot_count = static_cast<std::uint32_t>(pending_budget_);
+  h.record_capacity = config.trace_record_capacity;
+  h.slots = st.d_slots;
+  h.sites = st.d_sites;
+  h.totals = st.d_totals;
+  h.records = st.d_records;
+  h.launches = 0;
+  h.mirror = d_mirror;
+  h.mirror_slots = d_mirror_slots;
+  CDPKIT_CUDA_TRY(cudaMemcpy(st.d_state, &h, sizeof(h), cudaMemcpyHostToDevice));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
+  storage_ = std::move(storage);
+  reset_trace();
 }
 
-launch_runtime::~launch_runtime() { release(); }
-
-launch_runtime::launch_runtime(launch_runtime&& other) noexcept
-    : config_(other.config_),
-      previous_launch_limit_(other.previous_launch_limit_),
-      pending_launch_limit_(other.pending_launch_limit_),
-      pending_budget_(other.pending_budget_),
-      tracing_(other.tracing_),
-      d_state_(std::exchange(other.d_state_, nullptr)),
-      d_slots_(std::exchange(other.d_slots_, nullptr)),
-      d_sites_(std::exchange(other.d_sites_, nullptr)),
-      d_totals_(std::exchange(other.d_totals_, nullptr)),
-      d_records_(std::exchange(other.d_records_, nullptr)) {}
-
-launch_runtime& launch_runtime::operator=(launch_runtime&& other) noexcept {
-  if (this != &other) {
-    release();
-    config_ = other.config_;
-    previous_launch_limit_ = other.previous_launch_limit_;
-    pending_launch_limit_ = other.pending_launch_limit_;
-    pending_budget_ = other.pending_budget_;
-    tracing_ = other.tracing_;
-    d_state_ = std::exchange(other.d_state_, nullptr);
-    d_slots_ = std::exchange(other.d_slots_, nullptr);
-    d_sites_ = std::exchange(other.d_sites_, nullptr);
-    d_totals_ = std::exchange(other.d_totals_, nullptr);
-    d_records_ = std::exchange(other.d_records_, nullptr);
-  }
-  return *this;
-}
-
-void launch_runtime::release() noexcept {
-  if (d_state_ == nullptr) return;  // moved from, or never allocated
-  // cudaFree synchronizes; errors here cannot be reported from a destructor.
-  (void)cudaFree(d_records_);
-  (void)cudaFree(d_totals_);
-  (void)cudaFree(d_sites_);
-  (void)cudaFree(d_slots_);
-  (void)cudaFree(d_state_);
-  d_state_ = nullptr;
-  d_slots_ = nullptr;
-  d_sites_ = nullptr;
-  d_totals_ = nullptr;
-  d_records_ = nullptr;
-  if (config_.pending_launch_limit > 0 && previous_launch_limit_ > 0 &&
-      previous_launch_limit_ != pending_launch_limit_) {
-    (void)cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount,
-                             static_cast<std::size_t>(previous_launch_limit_));
-  }
-}
+launch_runtime::~launch_runtime() = default;
+launch_runtime::launch_runtime(launch_runtime&& other) noexcept = default;
+launch_runtime& launch_runtime::operator=(launch_runtime&& other) noexcept = default;
 
 launch_context launch_runtime::root_context() const noexcept {
-  return launch_context{d_state_, no_record, no_slot, 0, sites::root,
+  return launch_context{storage_ ? storage_->d_state : nullptr, no_record, no_slot, 0, sites::root,
                         static_cast<std::uint8_t>(tracing_ ? 1 : 0), {0, 0, 0}};
 }
 
 void launch_runtime::reset_trace() {
-  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  wait_for_device("launch_runtime::reset_trace", this, __FILE__, __LINE__);
+  detail::runtime_storage& st = *storage_;
   int pending = 0;
-  CDPKIT_CUDA_TRY(cudaMemcpy(&pending, &d_state_->pending, sizeof(int), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(&pending, &st.d_state->pending, sizeof(int), cudaMemcpyDeviceToHost));
   if (pending != 0)
     throw input_error("launch_runtime::reset_trace: " + std::to_string(pending) +
                       " children still counted as pending; reset only between runs");
-  CDPKIT_CUDA_TRY(cudaMemset(d_sites_, 0, sizeof(site_counters) * trace_limits::max_sites));
-  CDPKIT_CUDA_TRY(cudaMemset(d_totals_, 0, sizeof(trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMemset(&d_state_->error_flags, 0, sizeof(std::uint32_t)));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_sites, 0, sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_totals, 0, sizeof(trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
 }
 
 void launch_runtime::check_device_errors(const char* file, int line) {
-  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  wait_for_device("launch_runtime::check_device_errors", this, file, line);
+  detail::runtime_storage& st = *storage_;
   launch_state h{};
-  CDPKIT_CUDA_TRY(cudaMemcpy(&h, d_state_, sizeof(h), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(&h, st.d_state, sizeof(h), cudaMemcpyDeviceToHost));
+  const auto slots = static_cast<std::size_t>(pending_budget_);
+  CDPKIT_CUDA_TRY(cudaMemcpy(st.h_slots, st.d_slots, sizeof(std::uint32_t) * slots,
+                             cudaMemcpyDeviceToHost));
+  std::size_t occupied = 0, first_occupied = 0;
+  for (std::size_t k = slots; k-- > 0;)
+    if (st.h_slots[k] != 0) {
+      ++occupied;
+      first_occupied = k;
+    }
   if (h.error_flags != 0) {
-    CDPKIT_CUDA_TRY(cudaMemset(&d_state_->error_flags, 0, sizeof(std::uint32_t)));
+    CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
     throw cuda_error(describe_device_errors(h.error_flags), file, line);
   }
-  if (h.pending != 0) {
-    const int pending = h.pending;
-    CDPKIT_CUDA_TRY(cudaMemset(&d_state_->pending, 0, sizeof(int)));
-    CDPKIT_CUDA_TRY(cudaMemset(d_slots_, 0, sizeof(std::uint32_t) * pending_budget_));
-    throw cuda_error("launch layer: " + std::to_string(pending) +
-                         " children still pending after the device synchronized (a child grid"
-                         " did not run to completion)",
-                     file, line);
+  if (h.pending != 0 || occupied != 0) {
+    CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->pending, 0, sizeof(int)));
+    CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
+    std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
+    st.h_mirror->pending = 0;
+    std::string what = "launch layer: after the device synchronized, " +
+                       std::to_string(h.pending) + " children were still counted as pending and " +
+                       std::to_string(occupied) + " completion slots were occupied";
+    if (occupied > 0)
+      what += " (slot " + std::to_string(first_occupied) + " waits for " +
+              std::to_string(st.h_slots[first_occupied]) + " blocks)";
+    what += ": a child grid did not run to completion or a launch was miscounted; both were"
+            " cleared";
+    throw cuda_error(what, file, line);
   }
 }
 
 trace_snapshot launch_runtime::snapshot() const {
-  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  wait_for_device("launch_runtime::snapshot", this, __FILE__, __LINE__);
+  const detail::runtime_storage& st = *storage_;
   trace_snapshot snap;
   snap.sites.resize(trace_limits::max_sites);
-  CDPKIT_CUDA_TRY(cudaMemcpy(snap.sites.data(), d_sites_,
+  CDPKIT_CUDA_TRY(cudaMemcpy(snap.sites.data(), st.d_sites,
                              sizeof(site_counters) * trace_limits::max_sites,
                              cudaMemcpyDeviceToHost));
-  CDPKIT_CUDA_TRY(cudaMemcpy(&snap.totals, d_totals_, sizeof(trace_totals), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(
+      cudaMemcpy(&snap.totals, st.d_totals, sizeof(trace_totals), cudaMemcpyDeviceToHost));
   const std::uint64_t stored =
       std::min<std::uint64_t>(snap.totals.records_requested, config_.trace_record_capacity);
   snap.records.resize(stored);
   if (stored > 0)
-    CDPKIT_CUDA_TRY(cudaMemcpy(snap.records.data(), d_records_, sizeof(launch_record) * stored,
+    CDPKIT_CUDA_TRY(cudaMemcpy(snap.records.data(), st.d_records, sizeof(launch_record) * stored,
                                cudaMemcpyDeviceToHost));
   snap.records_dropped = snap.totals.records_requested - stored;
   snap.pending_launch_limit = pending_launch_limit_;
   snap.pending_budget = pending_budget_;
   snap.max_depth = config_.max_depth;
   return snap;
+}
+
+std::string launch_runtime::diagnose() const noexcept {
+  try {
+    if (!storage_) return "Launch state: none (a moved-from runtime).";
+    const detail::runtime_storage& st = *storage_;
+    const auto slots = static_cast<std::size_t>(pending_budget_);
+    // 1. The host-visible mirror: always readable.
+    const auto* mirror = static_cast<const volatile launch_mirror*>(st.h_mirror);
+    const auto* mirror_slots = static_cast<const volatile std::uint32_t*>(st.h_mirror_slots);
+    std::string out = "Launch state (host-visible mirror): pending " +
+                      std::to_string(mirror->pending) + " of budget " +
+                      std::to_string(pending_budget_) + " (device pending-launch limit " +
+                      std::to_string(pending_launch_limit_) + "); ";
+    std::size_t occupied = 0;
+    std::uint64_t blocks_left = 0;
+    std::string examples;
+    int shown = 0;
+    for (std::size_t k = 0; k < slots; ++k) {
+      const std::uint32_t b = mirror_slots[k];
+      if (b == 0) continue;
+      ++occupied;
+      blocks_left += b;
+      if (shown < 8) {
+        examples += (shown ? ", " : "") + std::string("slot ") + std::to_string(k) + ": " +
+                    std::to_string(b) + " blocks left";
+        ++shown;
+      }
+    }
+    out += "occupied completion slots " + std::to_string(occupied) +
+           " (children launched and not finished; their unfinished blocks " +
+           std::to_string(blocks_left) + ")";
+    if (occupied > 0) out += " [" + examples + (occupied > 8 ? ", ..." : "") + "]";
+    out += "; children launched so far " + std::to_string(mirror->launches);
+    const unsigned long long last = mirror->last_event_ns;
+    const auto now_ns = static_cast<unsigned long long>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    // %globaltimer runs on the host's clock on current drivers; say so only when plausible.
+    if (last > 0 && now_ns >= last && now_ns - last < 86400ull * 1000000000ull) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "; the last launch or child end was %.1f s ago",
+                    static_cast<double>(now_ns - last) / 1e9);
+      out += buf;
+    }
+    out += ". ";
+
+    // 2. The device's own counters, over a separate stream, if the device answers.
+    bool ok = cudaMemcpyAsync(st.h_state, st.d_state, sizeof(launch_state),
+                              cudaMemcpyDeviceToHost, st.diag_stream) == cudaSuccess;
+    ok = ok && cudaMemcpyAsync(st.h_sites, st.d_sites,
+                               sizeof(site_counters) * trace_limits::max_sites,
+                               cudaMemcpyDeviceToHost, st.diag_stream) == cudaSuccess;
+    ok = ok && cudaMemcpyAsync(st.h_totals, st.d_totals, sizeof(trace_totals),
+                               cudaMemcpyDeviceToHost, st.diag_stream) == cudaSuccess;
+    if (!ok) {
+      const cudaError_t e = cudaGetLastError();
+      return out + "Device counters: unreadable (" + cudaGetErrorName(e) + ").";
+    }
+    const auto start = std::chrono::steady_clock::now();
+    cudaError_t q;
+    while ((q = cudaStreamQuery(st.diag_stream)) == cudaErrorNotReady) {
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2))
+        return out + "Device counters: unreadable (a copy on another stream did not finish "
+                     "within 2 s: the device itself is stuck, not only this work).";
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    if (q != cudaSuccess) {
+      (void)cudaGetLastError();
+      return out + "Device counters: unreadable (" + cudaGetErrorName(q) + ").";
+    }
+    const launch_state& h = *st.h_state;
+    char flags[16];
+    std::snprintf(flags, sizeof flags, "0x%x", h.error_flags);
+    out += "Device counters: pending " + std::to_string(h.pending) + ", launched " +
+           std::to_string(h.launches) + ", error flags " + flags + "; trace " +
+           (tracing_ ? "on" : "off") + ", records requested " +
+           std::to_string(st.h_totals->records_requested) + ", pending high water " +
+           std::to_string(st.h_totals->pending_high_water);
+    std::string sites_text;
+    for (int id = 0; id < trace_limits::max_sites; ++id) {
+      const site_counters& c = st.h_sites[id];
+      if (c.requests == 0 && c.probe_steps == 0) continue;
+      sites_text += "; " + sites::site_name(static_cast<std::uint16_t>(id)) + ": requests " +
+                    std::to_string(c.requests) + ", launched " + std::to_string(c.outcomes[0]) +
+                    ", fallback budget/depth/error " + std::to_string(c.outcomes[1]) + "/" +
+                    std::to_string(c.outcomes[2]) + "/" + std::to_string(c.outcomes[3]);
+    }
+    out += sites_text.empty() ? std::string("; no per-site counts") +
+                                    (tracing_ ? "" : " (the trace is off in this run)")
+                              : sites_text;
+    out += ".";
+    return out;
+  } catch (...) {
+    return "Launch state: unreadable (an exception while formatting).";
+  }
 }
 
 namespace {

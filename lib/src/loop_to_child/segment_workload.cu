@@ -4,6 +4,8 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
 #include <cdpkit/loop_to_child.hpp>
+#include <cdpkit/memory.hpp>
+#include <cdpkit/wait.hpp>
 #include <cdpkit/nvtx.hpp>
 
 #include <thrust/binary_search.h>
@@ -92,8 +94,16 @@ segment_workload::segment_workload(const std::vector<std::uint32_t>& offsets, st
                         std::to_string(offsets[i]) + ")");
     max_len_ = std::max(max_len_, offsets[i] - offsets[i - 1]);
   }
+  if (offsets.size() - 1 > max_segments)
+    throw input_error("segment_workload: " + std::to_string(offsets.size() - 1) +
+                      " segments; at most " + std::to_string(max_segments) + " are supported");
   num_segments_ = static_cast<std::uint32_t>(offsets.size() - 1);
   num_items_ = offsets.back();
+  // offsets, inputs, outputs, parent outputs, and the reference's copies (computed on the first
+  // check): refuse before allocating what the device cannot hold.
+  require_device_memory(sizeof(std::uint32_t) * (2 * offsets.size() + 4 * (num_items_ + 1)),
+                        "segment_workload of " + std::to_string(num_segments_) + " segments and " +
+                            std::to_string(num_items_) + " items");
   try {
     CDPKIT_CUDA_TRY(cudaMalloc(&d_offsets_, sizeof(std::uint32_t) * offsets.size()));
     CDPKIT_CUDA_TRY(cudaMemcpy(d_offsets_, offsets.data(), sizeof(std::uint32_t) * offsets.size(),
@@ -101,11 +111,11 @@ segment_workload::segment_workload(const std::vector<std::uint32_t>& offsets, st
     const std::size_t items = num_items_ > 0 ? num_items_ : 1;
     CDPKIT_CUDA_TRY(cudaMalloc(&d_item_in_, sizeof(std::uint32_t) * items));
     CDPKIT_CUDA_TRY(cudaMalloc(&d_item_out_, sizeof(std::uint32_t) * items));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_parent_out_, sizeof(std::uint32_t) * (num_segments_ + 1)));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_parent_out_, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1)));
     thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
                       thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
                       thrust::device_pointer_cast(d_item_in_), input_fill{seed});
-    CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+    wait_for_device("segment_workload: input fill", nullptr, __FILE__, __LINE__);
     clear_outputs();
   } catch (...) {
     release();
@@ -142,6 +152,7 @@ segment_workload& segment_workload::operator=(segment_workload&& o) noexcept {
 }
 
 void segment_workload::release() noexcept {
+  if (device_unresponsive()) return;  // a free would block on the stuck work; the exit frees
   for (std::uint32_t** p : {&d_offsets_, &d_item_in_, &d_item_out_, &d_parent_out_, &d_ref_item_,
                             &d_ref_parent_}) {
     (void)cudaFree(*p);
@@ -153,7 +164,7 @@ void segment_workload::clear_outputs(cudaStream_t stream) {
   const std::size_t items = num_items_ > 0 ? num_items_ : 1;
   CDPKIT_CUDA_TRY(cudaMemsetAsync(d_item_out_, 0, sizeof(std::uint32_t) * items, stream));
   CDPKIT_CUDA_TRY(
-      cudaMemsetAsync(d_parent_out_, 0, sizeof(std::uint32_t) * (num_segments_ + 1), stream));
+      cudaMemsetAsync(d_parent_out_, 0, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1), stream));
 }
 
 void segment_workload::run_async(const loop_policy& policy, launch_runtime& runtime,
@@ -167,7 +178,7 @@ void segment_workload::run(const loop_policy& policy, launch_runtime& runtime,
                            cudaStream_t stream) {
   CDPKIT_NVTX_RANGE("segment_workload::run");
   run_async(policy, runtime, stream);
-  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  CDPKIT_WAIT_STREAM(stream, runtime, "segment_workload::run");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
 }
 
@@ -178,7 +189,7 @@ std::uint64_t segment_workload::count_mismatches() const {
     // The reference, independent of every policy: each item's segment by a Thrust vectorized
     // upper_bound over the offsets, then a plain transform.
     CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_item_, sizeof(std::uint32_t) * (items > 0 ? items : 1)));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_parent_, sizeof(std::uint32_t) * (num_segments_ + 1)));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_parent_, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1)));
     thrust::device_vector<std::uint32_t> segment_of(items);
     auto offsets = thrust::device_pointer_cast(d_offsets_);
     thrust::upper_bound(thrust::device, offsets + 1, offsets + 1 + num_segments_,
@@ -202,7 +213,7 @@ std::uint64_t segment_workload::count_mismatches() const {
       thrust::device_pointer_cast(d_parent_out_) + num_segments_,
       thrust::device_pointer_cast(d_ref_parent_), std::uint64_t{0}, thrust::plus<std::uint64_t>(),
       thrust::not_equal_to<std::uint32_t>());
-  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  wait_for_device("segment_workload::count_mismatches", nullptr, __FILE__, __LINE__);
   return item_mismatches + parent_mismatches;
 }
 

@@ -11,6 +11,17 @@ namespace cdpkit {
 
 inline constexpr std::uint32_t no_slot = 0xffffffffu;
 
+/// The launch layer's books as the host can read them while the device is stuck: mapped pinned
+/// host memory, written with plain (posted) stores at the layer's rare events (a launch, a
+/// failed launch, a child block's end), never on the hot fallback path. Values written by
+/// concurrent threads may arrive out of order: evidence for the watchdog's diagnosis, not
+/// exact counts (the exact ones are in device memory).
+struct launch_mirror {
+  int pending;                     ///< pending count after the latest launch or child end
+  unsigned int launches;           ///< children launched so far in this runtime
+  unsigned long long last_event_ns;///< %globaltimer of the latest event
+};
+
 /// Lives in device memory, owned by a cdpkit::launch_runtime. Kernels reach it only through
 /// launch_context::state.
 struct launch_state {
@@ -24,6 +35,9 @@ struct launch_state {
   site_counters* sites;          ///< trace_limits::max_sites entries
   trace_totals* totals;
   launch_record* records;        ///< bounded record buffer
+  unsigned int launches;         ///< children launched so far (atomic; mirrored)
+  launch_mirror* mirror;         ///< device pointer of the host-visible mirror
+  std::uint32_t* mirror_slots;   ///< device pointer of the mirror of `slots` (host memory)
 };
 
 /// What every grid launched through the layer knows about itself. Trivially copyable, 24 bytes;

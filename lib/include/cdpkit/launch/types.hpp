@@ -31,6 +31,12 @@ enum device_error_bits : std::uint32_t {
   device_error_bad_segment = 1u << 0,      ///< a segment with end < start was found
   device_error_bad_site = 1u << 1,         ///< a launch or probe used a site id >= max_sites
   device_error_pending_underflow = 1u << 2, ///< the pending budget went negative (library bug)
+  /// the completion-slot probe found no free slot although the budget had room (library bug;
+  /// the request fell back and its work was done inline)
+  device_error_slot_probe_exhausted = 1u << 3,
+  /// the segments hold 2^32 or more items in all, more than a 32-bit scan can index (the run
+  /// was refused, nothing was done)
+  device_error_item_overflow = 1u << 4,
 };
 
 namespace trace_limits {

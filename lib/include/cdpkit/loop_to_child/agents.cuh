@@ -54,8 +54,9 @@ __device__ __forceinline__ void load_segment(const launch_context& ctx, const Se
 
 /// Index of the last entry <= k in the non-decreasing d_scan[0, count): the segment holding
 /// concatenated item k (empty segments share their scan value with the next one and are skipped).
-__device__ __forceinline__ std::uint32_t find_segment(const std::uint32_t* d_scan,
-                                                      std::uint32_t count, std::uint32_t k) {
+template <class Scan, class Position>
+__device__ __forceinline__ std::uint32_t find_segment(const Scan* d_scan, std::uint32_t count,
+                                                      Position k) {
   std::uint32_t lo = 0, hi = count;  // invariant: d_scan[lo] <= k, answer in [lo, hi)
   while (hi - lo > 1) {
     const std::uint32_t mid = (lo + hi) / 2;

@@ -16,11 +16,17 @@ struct length_histograms {
   unsigned int counts[3][trace_limits::log2_buckets];  // [segment, warp total, block total][bucket]
 };
 
+/// The log2 bucket of a 64-bit total, the last bucket holding everything from 2^32 on.
+__device__ __forceinline__ unsigned int clamped_log2_bucket(unsigned long long v) {
+  const unsigned int b = detail::log2_bucket(v);
+  return b < trace_limits::log2_buckets ? b : trace_limits::log2_buckets - 1;
+}
+
 template <class Segments>
 __global__ void __launch_bounds__(block_threads)
     length_histogram_kernel(Segments s, length_histograms* d_hist) {
   __shared__ unsigned int hist[3][trace_limits::log2_buckets];
-  __shared__ unsigned int block_total;
+  __shared__ unsigned long long block_total;
   for (unsigned int k = threadIdx.x; k < 3 * trace_limits::log2_buckets; k += blockDim.x)
     hist[k / trace_limits::log2_buckets][k % trace_limits::log2_buckets] = 0;
   if (threadIdx.x == 0) block_total = 0;
@@ -32,13 +38,17 @@ __global__ void __launch_bounds__(block_threads)
     len = e > b ? e - b : 0;  // inverted segments are reported by the main kernel
   }
   if (len > 0) atomicAdd(&hist[0][detail::log2_bucket(len)], 1u);
-  const std::uint32_t warp_total = __reduce_add_sync(0xffffffffu, len);
+  // Group totals in 64 bits: 32 or 256 lengths of up to 2^32 - 1 items do not fit 32 bits.
+  unsigned long long warp_total = len;
+  for (unsigned int offset = 16; offset >= 1; offset /= 2)
+    warp_total += __shfl_down_sync(0xffffffffu, warp_total, offset);
   if ((threadIdx.x & 31u) == 0 && warp_total > 0) {
-    atomicAdd(&hist[1][detail::log2_bucket(warp_total)], 1u);
+    atomicAdd(&hist[1][clamped_log2_bucket(warp_total)], 1u);
     atomicAdd(&block_total, warp_total);
   }
   __syncthreads();
-  if (threadIdx.x == 0 && block_total > 0) atomicAdd(&hist[2][detail::log2_bucket(block_total)], 1u);
+  if (threadIdx.x == 0 && block_total > 0)
+    atomicAdd(&hist[2][clamped_log2_bucket(block_total)], 1u);
   __syncthreads();
   for (unsigned int k = threadIdx.x; k < 3 * trace_limits::log2_buckets; k += blockDim.x) {
     const unsigned int v = hist[k / trace_limits::log2_buckets][k % trace_limits::log2_buckets];
@@ -142,22 +152,23 @@ __global__ void __launch_bounds__(block_threads)
     pre_op(i);
     load_segment(ctx, s, i, begin, len);
   }
-  // 2. inclusive scan by shuffles
-  std::uint32_t incl = len;
+  // 2. inclusive scan by shuffles, in 64 bits (32 lengths of up to 2^32 - 1 items)
+  unsigned long long incl = len;
   for (unsigned int offset = 1; offset < 32; offset *= 2) {
-    const std::uint32_t v = __shfl_up_sync(full, incl, offset);
+    const unsigned long long v = __shfl_up_sync(full, incl, offset);
     if (lane >= offset) incl += v;
   }
-  const std::uint32_t excl = incl - len;
-  const std::uint32_t total = __shfl_sync(full, incl, 31);
+  const unsigned long long excl = incl - len;
+  const unsigned long long total = __shfl_sync(full, incl, 31);
   if (total == 0) return;  // warp-uniform
   const std::uint32_t count =
       s.num_segments - warp_first < 32u ? s.num_segments - warp_first : 32u;
 
-  // 3. one launch per warp
+  // 3. one launch per warp (a child indexes the concatenation in 32 bits: a larger total is
+  //    done by the warp itself)
   int launched = 0;
-  if (total > threshold) {
-    if (i < s.num_segments) d_scan[i] = excl;
+  if (total > threshold && total <= 0xffffffffull) {
+    if (i < s.num_segments) d_scan[i] = static_cast<std::uint32_t>(excl);
     __syncwarp();
     if (lane == 0) {
       __threadfence();  // the lanes' pre_op and scan writes, before the child can read them
@@ -165,28 +176,29 @@ __global__ void __launch_bounds__(block_threads)
           launch_items(ctx, site, total, child_threads, stream,
                        group_items_fn<Segments, ItemOp>{s, d_scan + warp_first, warp_first, count, item_op}));
       if (!launched && ctx.tracing)
-        atomicAdd(&ctx.state->sites[site].inline_items, 1ull * total);
+        atomicAdd(&ctx.state->sites[site].inline_items, total);
     }
     launched = __shfl_sync(full, launched, 0);
   }
   if (launched) return;
 
-  // 4. cooperative: the warp walks the concatenation
+  // 4. cooperative: the warp walks the concatenation (64-bit positions: no wrap near 2^32)
   __syncwarp();  // other lanes' pre_op writes are visible to this lane from here on
   warp_probe probe(ctx, sites::l2c_cooperative_items);
-  for (std::uint32_t base = 0; base < total; base += 32) {
-    const std::uint32_t k = base + lane;
+  for (unsigned long long base = 0; base < total; base += 32) {
+    const unsigned long long k = base + lane;
     std::uint32_t owner = 0;  // last lane whose excl <= k (binary lifting over the lanes)
     for (unsigned int step = 16; step >= 1; step /= 2) {
       const std::uint32_t candidate = owner + step;
-      const std::uint32_t v = __shfl_sync(full, excl, candidate & 31u);
+      const unsigned long long v = __shfl_sync(full, excl, candidate & 31u);
       if (candidate < count && v <= k) owner = candidate;
     }
     const std::uint32_t owner_begin = __shfl_sync(full, begin, owner);
-    const std::uint32_t owner_excl = __shfl_sync(full, excl, owner);
+    const unsigned long long owner_excl = __shfl_sync(full, excl, owner);
     if (k < total) {
       probe.step();
-      call_item(item_op, warp_first + owner, owner_begin + (k - owner_excl));
+      call_item(item_op, warp_first + owner,
+                owner_begin + static_cast<std::uint32_t>(k - owner_excl));
     }
   }
   probe.commit();
@@ -200,9 +212,10 @@ __global__ void __launch_bounds__(block_threads)
                             threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
                            unsigned int child_threads, std::uint16_t site) {
   const std::uint32_t threshold = t.resolve();
-  using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
+  // 64-bit scan: 256 lengths of up to 2^32 - 1 items do not fit 32 bits.
+  using block_scan = cub::BlockScan<unsigned long long, block_threads>;
   __shared__ typename block_scan::TempStorage scan_storage;
-  __shared__ std::uint32_t s_excl[block_threads];
+  __shared__ unsigned long long s_excl[block_threads];
   __shared__ std::uint32_t s_begin[block_threads];
   __shared__ int s_launched;
 
@@ -213,8 +226,8 @@ __global__ void __launch_bounds__(block_threads)
     pre_op(i);
     load_segment(ctx, s, i, begin, len);
   }
-  std::uint32_t excl = 0, total = 0;
-  block_scan(scan_storage).ExclusiveSum(len, excl, total);
+  unsigned long long excl = 0, total = 0;
+  block_scan(scan_storage).ExclusiveSum(static_cast<unsigned long long>(len), excl, total);
   if (total == 0) return;  // block-uniform
   const std::uint32_t count = s.num_segments - block_first < block_threads
                                   ? s.num_segments - block_first
@@ -222,42 +235,54 @@ __global__ void __launch_bounds__(block_threads)
   s_excl[threadIdx.x] = excl;
   s_begin[threadIdx.x] = begin;
   if (threadIdx.x == 0) s_launched = 0;
-  if (total > threshold && i < s.num_segments) d_scan[i] = excl;
+  // a child indexes the concatenation in 32 bits: a larger total is done by the block itself
+  const bool launch = total > threshold && total <= 0xffffffffull;
+  if (launch && i < s.num_segments) d_scan[i] = static_cast<std::uint32_t>(excl);
   __syncthreads();  // also orders every thread's pre_op writes before the launch and step 4
 
-  if (total > threshold && threadIdx.x == 0) {
+  if (launch && threadIdx.x == 0) {
     __threadfence();
     s_launched = static_cast<bool>(launch_items(
         ctx, site, total, child_threads, stream,
         group_items_fn<Segments, ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
     if (!s_launched && ctx.tracing)
-      atomicAdd(&ctx.state->sites[site].inline_items, 1ull * total);
+      atomicAdd(&ctx.state->sites[site].inline_items, total);
   }
   __syncthreads();
   if (s_launched) return;
 
   warp_probe probe(ctx, sites::l2c_cooperative_items);
-  for (std::uint32_t k = threadIdx.x; k < total; k += block_threads) {
+  for (unsigned long long k = threadIdx.x; k < total; k += block_threads) {
     probe.step();
     const std::uint32_t owner = find_segment(s_excl, count, k);
-    call_item(item_op, block_first + owner, s_begin[owner] + (k - s_excl[owner]));
+    call_item(item_op, block_first + owner,
+              s_begin[owner] + static_cast<std::uint32_t>(k - s_excl[owner]));
   }
   probe.commit();
 }
 
 // ---- flat_balanced (no CDP): pre_op + lengths, exclusive scan, one balanced grid over items ----
+/// Also sums the lengths in 64 bits into *d_total (zeroed before): the 32-bit scan of the items
+/// kernel is only valid when that total is below 2^32.
 template <class Segments, class PreOp>
 __global__ void __launch_bounds__(block_threads)
-    flat_prepare_kernel(launch_context ctx, Segments s, PreOp pre_op, std::uint32_t* d_len) {
+    flat_prepare_kernel(launch_context ctx, Segments s, PreOp pre_op, std::uint32_t* d_len,
+                        unsigned long long* d_total) {
+  __shared__ unsigned long long block_sum;
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < s.num_segments) {
     pre_op(i);
     std::uint32_t begin, len;
     load_segment(ctx, s, i, begin, len);
     d_len[i] = len;
+    if (len > 0) atomicAdd(&block_sum, static_cast<unsigned long long>(len));
   } else if (i == s.num_segments) {
     d_len[i] = 0;  // so that the exclusive scan's last entry is the total
   }
+  __syncthreads();
+  if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_total, block_sum);
 }
 
 inline constexpr unsigned int flat_items_per_thread = 8;
@@ -271,8 +296,12 @@ inline constexpr unsigned int flat_tile_items = block_threads * flat_items_per_t
 template <class Segments, class ItemOp>
 __global__ void __launch_bounds__(block_threads)
     flat_items_kernel(launch_context ctx, Segments s, const std::uint32_t* d_scan,
-                      ItemOp item_op) {
+                      const unsigned long long* d_total, ItemOp item_op) {
   __shared__ std::uint32_t range[2];
+  if (*d_total > 0xffffffffull) {  // the 32-bit scan wrapped: refuse, never run wrong items
+    if (blockIdx.x == 0 && threadIdx.x == 0) raise_device_error(ctx, device_error_item_overflow);
+    return;
+  }
   const std::uint32_t total = d_scan[s.num_segments];
   const std::uint64_t num_tiles = (1ull * total + flat_tile_items - 1) / flat_tile_items;
   warp_probe probe(ctx, sites::l2c_flat_items);

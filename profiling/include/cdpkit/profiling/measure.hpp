@@ -24,10 +24,11 @@ struct timing {
 
 /// Time `enqueue` (which puts one run's work on `stream`) `reps` times after `warmup` untimed
 /// runs; `prepare` (may be empty) runs untimed before each run, e.g. to clear outputs.
-/// Throws cdpkit::input_error for reps < 1.
+/// Every wait is under the watchdog (cdpkit/wait.hpp); `runtime` (may be null) is diagnosed when
+/// a run does not finish in time. Throws cdpkit::input_error for reps < 1, cdpkit::cuda_error.
 timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
                  const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
-                 cudaStream_t stream);
+                 cudaStream_t stream, const launch_runtime* runtime = nullptr);
 
 /// Median of a non-empty sample (the mean of the two middle values for an even count).
 double median(std::vector<double> values);
@@ -37,13 +38,13 @@ struct measurement {
   std::optional<trace_snapshot> trace;  ///< the traced run's trace (when traced)
   trace_summary summary;                ///< of the traced run
   bool checked = false;
-  std::uint64_t mismatches = 0;         ///< from `check` after the last run
+  /// Mismatches of the last timed (untraced) run plus those of the traced run; 0 = verified.
+  std::uint64_t mismatches = 0;
+  std::uint64_t timed_mismatches = 0;   ///< of the last timed run alone
 };
 
-/// The whole protocol: timed runs (tracing off), then if `traced`, one more run inside a
-/// trace_session; then `check` (may be empty) counts mismatches against the reference.
-/// `finish` (may be empty) runs after each timed or traced run, outside the timing, to turn
-/// device-side error flags into exceptions.
+/// The whole protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
+/// output, then if `traced`, one more run inside a trace_session and `check` of its output.
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,

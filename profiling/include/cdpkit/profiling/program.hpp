@@ -1,13 +1,52 @@
 #pragma once
 // cdpkit/profiling/program.hpp — the one error path of the sample and benchmark programs.
+//
+//   int main(int argc, char** argv) {
+//     CLI::App app{"..."};
+//     ... add options ...
+//     return cdpkit::profiling::run_program("my_sample", app, argc, argv, [&] { ...; return ok; });
+//   }
+//
+// Exit codes: 0 every result check passed; 1 a result check failed; 2 bad arguments or input
+// (cdpkit::input_error, a command-line error, not enough host memory, any other error the input
+// caused); 3 CUDA or the device (cdpkit::cuda_error, no CUDA device, the watchdog). Every message
+// is one line on stderr that starts with the program's name.
+
+#include <CLI/CLI.hpp>
 
 #include <functional>
+#include <iostream>
 
 namespace cdpkit::profiling {
 
-/// Run a program's body. Exit code: 0 when it returns true (every result check passed), 1 when
-/// it returns false, 2 on cdpkit::input_error (bad arguments or input), 3 on cdpkit::cuda_error;
-/// the message names the program.
+/// Run a program's body behind the error path above (the command line already parsed).
+/// After a watchdog timeout the device is still busy with the stuck work, so the process then
+/// exits at once (std::_Exit(3), after flushing), instead of blocking in destructors.
 int run_program(const char* name, const std::function<bool()>& body);
+
+/// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
+void apply_timeout_option(double seconds);
+
+/// Add --timeout, parse the command line (errors: "<name>: <what>", exit 2; --help: exit 0),
+/// then run the body as run_program(name, body) does.
+inline int run_program(const char* name, CLI::App& app, int argc, char** argv,
+                       const std::function<bool()>& body) {
+  double timeout_s = 0.0;
+  app.add_option("--timeout", timeout_s,
+                 "watchdog: seconds any wait for the GPU may take before the program stops with "
+                 "a diagnosis of the launch layer (default: $CDPKIT_WAIT_TIMEOUT_S or 60)")
+      ->check(CLI::Range(0.001, 1e7));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << name << ": " << e.what() << " (run with --help for the options)\n";
+    return 2;
+  }
+  return run_program(name, [&] {
+    if (timeout_s > 0) apply_timeout_option(timeout_s);
+    return body();
+  });
+}
 
 }  // namespace cdpkit::profiling
