@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   std::optional<std::uint32_t> source, threshold;
   std::vector<std::uint32_t> sweep;
   std::uint64_t seed = 1;
-  int reps = 5, pending_limit = 0, pending_budget = 0;
+  int reps = 5;
   bool directed = false, allow_sparse_ids = false;
   app.add_option("--graph", graph_spec,
                  "rmat:SCALE[:EDGE_FACTOR] | grid:SIDE | uniform:N:M | file.mtx | edge list file")
@@ -49,14 +49,8 @@ int main(int argc, char** argv) {
   app.add_option("--sweep", sweep, "also run cdp_threshold with each of these T")->delimiter(',');
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  app.add_option("--pending-limit", pending_limit,
-                 "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1 << 24));
-  app.add_option("--pending-budget", pending_budget,
-                 "children in flight before launches fall back (0: 2048, or half the limit)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1 << 23));
+  cdpkit::launch_config config;
+  cdpkit::profiling::add_launch_options(app, config);
   app.add_flag("--directed", directed, "keep edge directions (default: symmetrize)");
   app.add_flag("--allow-sparse-ids", allow_sparse_ids,
                "accept graph files whose vertex ids far exceed their edge count (isolated "
@@ -82,9 +76,6 @@ int main(int argc, char** argv) {
                                 std::to_string(graph.num_vertices) + ")");
     const auto c = cdpkit::samples::make_bfs_case(graph_spec, graph, src);
 
-    cdpkit::launch_config config;
-    config.pending_launch_limit = pending_limit;
-    config.pending_budget = pending_budget;
     cdpkit::launch_runtime runtime(config);
     cdpkit::device_graph dgraph(graph);
     std::vector<cdpkit::bfs_options> runs;

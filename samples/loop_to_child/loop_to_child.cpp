@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   cdpkit::segment_params seg;
   std::optional<std::uint32_t> threshold;
   std::uint32_t rounds = 8;
-  int reps = 5, pending_limit = 0, pending_budget = 0;
+  int reps = 5;
   double item_ns = cdpkit::launch_cost_model{}.serial_item_ns;
   app.add_option("--policy", policy_name,
                  "all, serial_loop, child_per_thread, thresholded, warp_aggregated, "
@@ -65,14 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions per policy")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  app.add_option("--pending-limit", pending_limit,
-                 "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1 << 24));
-  app.add_option("--pending-budget", pending_budget,
-                 "children in flight before launches fall back (0: 2048, or half the limit)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1 << 23));
+  cdpkit::launch_config config;
+  cdpkit::profiling::add_launch_options(app, config);
   app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/1) here");
   return cdpkit::profiling::run_program("loop_to_child", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("loop_to_child sample");
@@ -88,9 +82,6 @@ int main(int argc, char** argv) {
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     const auto offsets = cdpkit::make_segment_offsets(seg);
-    cdpkit::launch_config config;
-    config.pending_launch_limit = pending_limit;
-    config.pending_budget = pending_budget;
     cdpkit::launch_runtime runtime(config);
     cdpkit::segment_workload workload(offsets, rounds, seg.seed);
     const std::string input = cdpkit::samples::input_label(seg);

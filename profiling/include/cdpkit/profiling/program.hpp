@@ -12,6 +12,8 @@
 // caused); 3 CUDA or the device (cdpkit::cuda_error, no CUDA device, the watchdog). Every message
 // is one line on stderr that starts with the program's name.
 
+#include <cdpkit/launch.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -26,6 +28,19 @@ int run_program(const char* name, const std::function<bool()>& body);
 
 /// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
 void apply_timeout_option(double seconds);
+
+/// Add the launch layer's options to a program: --pending-limit and --pending-budget, written
+/// into `config` when parsed (defaults as in cdpkit::launch_config).
+inline void add_launch_options(CLI::App& app, launch_config& config) {
+  app.add_option("--pending-limit", config.pending_launch_limit,
+                 "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 24));
+  app.add_option("--pending-budget", config.pending_budget,
+                 "children in flight before launches fall back (0: 2048, or half the limit)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 23));
+}
 
 /// Add --timeout, parse the command line (errors: "<name>: <what>", exit 2; --help: exit 0),
 /// then run the body as run_program(name, body) does.
