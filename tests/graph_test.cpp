@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -230,16 +232,25 @@ std::string input_error_of(Fn fn) {
   return "no error";
 }
 
-/// True when the host memory is known and smaller than `bytes`: only then can a case show that
-/// a size is refused for memory (on a host with that much free, the allocation is legitimate).
-bool host_memory_below(std::uint64_t bytes) {
-  const std::uint64_t available = cdpkit::available_host_memory();
-  const bool below = available != 0 && available < bytes;
-  if (!below)
-    MESSAGE("host has " << cdpkit::format_bytes(available) << " available, not below "
-                        << cdpkit::format_bytes(bytes) << ": memory refusal not exercised");
-  return below;
-}
+/// Caps the host memory cdpkit sees (CDPKIT_HOST_MEMORY_LIMIT) for a scope, so that a refusal
+/// for memory is exercised on any host, however much memory it has.
+class host_memory_cap {
+ public:
+  explicit host_memory_cap(std::uint64_t bytes) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    ::setenv(name, std::to_string(bytes).c_str(), 1);
+  }
+  ~host_memory_cap() {
+    if (saved_) ::setenv(name, saved_->c_str(), 1);
+    else ::unsetenv(name);
+  }
+  host_memory_cap(const host_memory_cap&) = delete;
+  host_memory_cap& operator=(const host_memory_cap&) = delete;
+
+ private:
+  static constexpr const char* name = "CDPKIT_HOST_MEMORY_LIMIT";
+  std::optional<std::string> saved_;
+};
 
 const std::string mm_head = "%%MatrixMarket matrix coordinate pattern general\n";
 
@@ -313,10 +324,10 @@ TEST_CASE("an edge list naming a vertex far beyond its edge count is refused unl
     sparse.allow_sparse_ids = true;
     const auto list = cdpkit::parse_edge_list("0 4294967294\n", "e.txt", sparse);
     CHECK(list.num_vertices == 4294967295u);
-    if (host_memory_below(cdpkit::build_csr_host_bytes(list.num_vertices, 1, true)))
-      CHECK_THROWS_WITH_AS(cdpkit::build_csr(list),
-                           doctest::Contains("build_csr (4294967295 vertices, 1 edges, symmetrized) needs"),
-                           cdpkit::input_error);
+    const host_memory_cap cap(1ull << 30);
+    CHECK_THROWS_WITH_AS(cdpkit::build_csr(list),
+                         doctest::Contains("build_csr (4294967295 vertices, 1 edges, symmetrized) needs"),
+                         cdpkit::input_error);
   }
 }
 
@@ -448,14 +459,14 @@ TEST_CASE("generator specs whose graph does not fit the host memory are refused 
   // 2^32 - 1 vertices and 2^31 - 1 edges: 16 GiB of edges + 64 GiB of vertex arrays + 32 GiB of
   // directed edges in build_csr.
   const std::uint64_t n = 4294967295u, m = 2147483647u;
-  if (host_memory_below(8 * m + cdpkit::build_csr_host_bytes(n, m, true)))
-    CHECK_THROWS_WITH_AS(cdpkit::load_graph("uniform:4294967295:2147483647"),
-                         doctest::Contains("graph spec 'uniform:4294967295:2147483647' (4294967295 vertices, "
-                                           "2147483647 edges) needs"),
-                         cdpkit::input_error);
-  if (host_memory_below(8ull * 4294967295u))
-    CHECK_THROWS_WITH_AS(cdpkit::make_uniform_random(10, 4294967295u),
-                         doctest::Contains("make_uniform_random(10, 4294967295) needs"), cdpkit::input_error);
+  const host_memory_cap cap(1ull << 30);  // 1 GiB, whatever the host has
+  CHECK(8 * m + cdpkit::build_csr_host_bytes(n, m, true) > (1ull << 30));
+  CHECK_THROWS_WITH_AS(cdpkit::load_graph("uniform:4294967295:2147483647"),
+                       doctest::Contains("graph spec 'uniform:4294967295:2147483647' (4294967295 vertices, "
+                                         "2147483647 edges) needs"),
+                       cdpkit::input_error);
+  CHECK_THROWS_WITH_AS(cdpkit::make_uniform_random(10, 4294967295u),
+                       doctest::Contains("make_uniform_random(10, 4294967295) needs"), cdpkit::input_error);
 }
 
 namespace {

@@ -371,7 +371,7 @@ TEST_CASE("the watchdog turns a stuck child into an error that shows the launch 
   CHECK(message.find("did not finish within") != std::string::npos);
   CHECK(message.find("pending 1 of budget") != std::string::npos);
   CHECK(message.find("occupied completion slots 1 ") != std::string::npos);
-  CHECK(message.find("1 blocks left") != std::string::npos);
+  CHECK(message.find(": 1 block]") != std::string::npos);  // the spinning child's one block
   CHECK(message.find("children launched so far 1") != std::string::npos);  // from the mirror
   CHECK(message.find("site.32: requests 1, launched 1") != std::string::npos);
 
@@ -477,7 +477,7 @@ TEST_CASE("the pending budget keeps headroom below the device's pending-launch l
     cdpkit::launch_config config;
     config.pending_launch_limit = 1000;
     cdpkit::launch_runtime rt(config);
-    CHECK(rt.pending_launch_limit() == 1000);
+    CHECK(rt.pending_launch_limit() >= 1000);  // the driver may round the limit up
     CHECK(rt.pending_budget() == 500);
   }
   {

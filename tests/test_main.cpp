@@ -37,9 +37,22 @@ bool gpu_available() {
 
 namespace {
 
-bool has_arg(int argc, char** argv, const char* needle) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strstr(argv[i], needle) != nullptr) return true;
+/// True when an argument is one of doctest's query options (listing, counting, help, version):
+/// the whole option name, with or without "dt-", up to any "=".
+bool is_query_run(int argc, char** argv) {
+  static const char* const queries[] = {"ltc", "list-test-cases", "lts",   "list-test-suites",
+                                        "lr",  "list-reporters",  "h",     "help",
+                                        "?",   "c",               "count", "v",
+                                        "version"};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.empty() || arg[0] != '-') continue;
+    arg.erase(0, arg.find_first_not_of('-'));
+    if (arg.rfind("dt-", 0) == 0) arg.erase(0, 3);
+    arg = arg.substr(0, arg.find('='));
+    for (const char* q : queries)
+      if (arg == q) return true;
+  }
   return false;
 }
 
@@ -65,9 +78,7 @@ unsigned matching_cases(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool listing = has_arg(argc, argv, "list-test-cases") || has_arg(argc, argv, "-ltc") ||
-                       has_arg(argc, argv, "-h") || has_arg(argc, argv, "--help") ||
-                       has_arg(argc, argv, "-count") || has_arg(argc, argv, "--count");
+  const bool listing = is_query_run(argc, argv);
   if (!listing) {
     const char* require = std::getenv("CDPKIT_REQUIRE_GPU");
     if (require != nullptr && std::strcmp(require, "1") == 0 && !cdpkit_test::gpu_available()) {

@@ -11,10 +11,17 @@
 #include <iostream>
 #include <new>
 #include <string>
+#include <typeinfo>
 
 namespace cdpkit::profiling {
 
 namespace {
+/// True for Thrust's exceptions (thrust::system_error, thrust's device bad_alloc), recognised by
+/// their type's name: this host-only library does not include Thrust's headers.
+bool from_thrust(const std::exception& e) {
+  return std::string(typeid(e).name()).find("thrust") != std::string::npos;
+}
+
 [[noreturn]] void exit_now(int code) {
   std::cout.flush();
   std::cerr.flush();
@@ -45,11 +52,19 @@ int run_program(const char* name, const std::function<bool()>& body) {
     std::cerr << name << ": CUDA error: " << e.what() << "\n";
     if (device_unresponsive()) exit_now(3);
     return 3;
-  } catch (const std::bad_alloc&) {
+  } catch (const std::bad_alloc& e) {
+    if (from_thrust(e)) {  // thrust::system::detail::bad_alloc: the *device* ran out
+      std::cerr << name << ": CUDA error: out of device memory: " << e.what() << "\n";
+      return 3;
+    }
     std::cerr << name << ": out of host memory (the input or the sizes asked for are too large"
                          " for this machine)\n";
     return 2;
   } catch (const std::exception& e) {
+    if (from_thrust(e)) {  // thrust::system_error: a CUDA call inside Thrust failed
+      std::cerr << name << ": CUDA error: " << e.what() << "\n";
+      return 3;
+    }
     std::cerr << name << ": error: " << e.what() << "\n";
     return 2;
   }

@@ -421,6 +421,17 @@ profile parse_profile(const std::string& text, const std::string& name) {
 profile load_profile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw format_error(path + ": is a directory, not a profile");
+  // Only regular files, and not absurdly large ones: /dev/zero or a FIFO would be read without
+  // end (or block), and a profile of a million launch records is about 60 MB.
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw format_error(path + ": not a regular file; profiles are read from regular files only");
+  if (!ec && std::filesystem::is_regular_file(status)) {
+    const auto bytes = std::filesystem::file_size(path, ec);
+    if (!ec && bytes > max_profile_bytes)
+      throw format_error(path + ": " + std::to_string(bytes) + " bytes, more than a profile may have (" +
+                         std::to_string(max_profile_bytes) + ")");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw format_error(path + ": cannot open");
   std::ostringstream text;

@@ -69,11 +69,14 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
     return false;
   }
   // Occupied slots never exceed the in-flight count, which is below slot_count for us here, so a
-  // free slot exists; probing from a spread start finds it in a step or two. The probe is bounded
-  // all the same (two passes): a parent must never spin on its children, so if concurrent
-  // acquirers keep every slot it looks at busy, the request falls back like an exhausted budget.
+  // free slot exists at every instant; probing from a spread start finds it in a step or two.
+  // The probe is bounded all the same (two passes, at least 1024 tries): a parent must never spin
+  // on its children. Missing every free slot for that long would take the free slots moving in
+  // lockstep behind the probe; should it happen, the request falls back (the work is done
+  // inline) and device_error_slot_probe_exhausted says so.
   std::uint32_t i = static_cast<std::uint32_t>(prev) % s->slot_count;
-  for (std::uint32_t tries = 0; tries < 2u * s->slot_count; ++tries) {
+  const std::uint32_t max_tries = s->slot_count < 512u ? 1024u : 2u * s->slot_count;
+  for (std::uint32_t tries = 0; tries < max_tries; ++tries) {
     if (atomicCAS(&s->slots[i], 0u, blocks) == 0u) {
       if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
       *slot = i;
@@ -116,8 +119,8 @@ __device__ inline void child_block_done(const launch_context& ctx) {
     launch_state* s = ctx.state;
     launch_mirror* m = s->mirror;
     const std::uint32_t left = atomicSub(&s->slots[ctx.slot], 1u) - 1u;
-    *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[ctx.slot]) = left;
-    if (left == 0u) {
+    if (left == 0u) {  // the mirror is written at the child's end only, not per block
+      *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[ctx.slot]) = 0u;
       const int before = atomicSub(&s->pending, 1);
       if (before <= 0) raise_device_error(s, device_error_pending_underflow);
       *reinterpret_cast<volatile int*>(&m->pending) = before - 1;
@@ -173,7 +176,10 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     atomicAdd(&c.work_items, static_cast<unsigned long long>(work));
     if (work < tiny_grid_work) atomicAdd(&c.tiny_launches, 1ull);
     atomicAdd(&c.stream_launches[static_cast<int>(stream)], 1ull);
-    atomicAdd(&c.threads_log2[log2_bucket(threads)], 1u);
+    // threads reach 2^42 (2^31 - 1 blocks of 1024): the last bucket holds everything >= 2^32
+    const unsigned int tb = log2_bucket(threads);
+    atomicAdd(&c.threads_log2[tb < trace_limits::log2_buckets ? tb : trace_limits::log2_buckets - 1],
+              1u);
     atomicAdd(&c.blocks_log2[log2_bucket(blocks)], 1u);
     atomicAdd(&c.work_log2[log2_bucket(work)], 1u);
     atomicAdd(&c.depth_hist[depth < trace_limits::depth_buckets ? depth

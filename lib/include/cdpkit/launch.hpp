@@ -37,6 +37,9 @@ struct launch_config {
   /// cudaLimitDevRuntimePendingLaunchCount to set on the device. 0 (automatic): the device's
   /// limit is raised, while this runtime lives, to budget / safe_pending_fraction when it is
   /// lower (the device's own default is 2048). Raising it reserves device memory.
+  /// The limit is device-wide: a runtime with an explicit value sets it exactly while it lives
+  /// (the latest such runtime wins); an automatic runtime made meanwhile lowers its own budget
+  /// to keep the headroom, and runtimes made before it should not launch until it is gone.
   int pending_launch_limit = 0;
   /// In-flight children the layer allows before falling back. 0: default_pending_budget, or
   /// safe_pending_fraction of pending_launch_limit when that is given.

@@ -30,7 +30,8 @@ namespace cdpkit {
 /// `__device__ std::uint32_t begin(i)` / `end(i)`.
 /// Preconditions: the segments' bounds are device-readable; num_segments <= max_segments
 /// (checked: cdpkit::input_error); flat_balanced needs fewer than 2^32 items in all (checked on
-/// the device: device_error_item_overflow, nothing done); the other policies take any total; pre_op and item_op are trivially copyable device callables, and item_op
+/// the device: device_error_item_overflow; pre_op has run by then, no item_op has); the other
+/// policies take any total; pre_op and item_op are trivially copyable device callables, and item_op
 /// must not assume any order. `runtime` outlives the work.
 template <class Segments, class PreOp, class ItemOp>
 void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_op,

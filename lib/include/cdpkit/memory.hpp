@@ -10,7 +10,8 @@
 namespace cdpkit {
 
 /// Bytes of host memory this process may still take: the smallest of MemAvailable
-/// (/proc/meminfo), the cgroup's memory.max less its current use, and RLIMIT_AS / RLIMIT_DATA.
+/// (/proc/meminfo), the cgroup's memory.max less its current use, RLIMIT_AS / RLIMIT_DATA, and
+/// the environment variable CDPKIT_HOST_MEMORY_LIMIT (bytes) when set.
 /// 0 when none of them can be read (then the checks below do not refuse anything).
 [[nodiscard]] std::uint64_t available_host_memory() noexcept;
 

@@ -3,11 +3,15 @@
 //
 // A CDP program that stalls on the device (a child that never finishes, a device runtime stuck at
 // its pending-launch limit) would otherwise leave the host in cudaStreamSynchronize forever. Every
-// synchronization in the library and in the benchmark harness goes through these functions: they
-// poll the stream or event, and when the deadline passes they throw cdpkit::cuda_error with code
-// cudaErrorTimeout and a diagnosis: the launch layer's state (pending children, occupied
-// completion slots with the blocks each still has to finish, trace records so far, per-site
-// counters, error flags), read while the device is still stuck, over a separate stream.
+// wait for an algorithm's work in the library and in the benchmark harness goes through these
+// functions: they poll the stream or event, and when the deadline passes they print and throw
+// cdpkit::cuda_error with code cudaErrorTimeout and a diagnosis: the launch layer's books
+// (pending children, occupied completion slots and their blocks, launches so far, the time since
+// the last launch or child end) from a mirror in mapped host memory, readable while the device is
+// stuck, and, when the device still answers a copy on another stream, its own counters (error
+// flags, trace records, per-site counts). (Synchronous copies and Thrust's internal waits that
+// follow a watched wait — reading results back, the reference checks — have no deadline of
+// their own: the work they wait for has already finished.)
 //
 // After a timeout the device is considered unresponsive (device_unresponsive()): cdpkit's RAII
 // owners then skip the frees that would block on the stuck work, and the programs exit at once.

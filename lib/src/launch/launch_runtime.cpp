@@ -36,7 +36,7 @@ std::string describe_device_errors(std::uint32_t flags) {
             " launch layer bug; the work was done inline);";
   if (flags & device_error_item_overflow)
     what += " item_overflow (the segments hold 2^32 or more items in all; flat_balanced indexes"
-            " items in 32 bits and refused the run);";
+            " items in 32 bits and refused the items; pre_op had run);";
   const std::uint32_t known = device_error_bad_segment | device_error_bad_site |
                               device_error_pending_underflow | device_error_slot_probe_exhausted |
                               device_error_item_overflow;
@@ -55,8 +55,10 @@ constexpr stream_kind stream_kinds[] = {stream_kind::fire_and_forget,
 class limit_registry {
  public:
   static limit_registry& instance() {
-    static limit_registry r;
-    return r;
+    // Never destroyed: runtimes held in statics (default_runtime) release their need at exit,
+    // after function-local statics made later would already be gone.
+    static limit_registry* r = new limit_registry;
+    return *r;
   }
   /// Register a need; returns its id. Applies the resulting limit to the device.
   int acquire(int value, bool exact) {
@@ -239,6 +241,11 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   std::size_t limit = 0;
   CDPKIT_CUDA_TRY(cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount));
   pending_launch_limit_ = static_cast<int>(limit);
+  if (config.pending_launch_limit == 0 && pending_launch_limit_ < needed) {
+    // Another live runtime set an exact (lower) limit: keep the headroom by lowering the budget.
+    pending_budget_ = std::max(
+        1, static_cast<int>(std::floor(pending_launch_limit_ * safe_pending_fraction)));
+  }
 
   // The algorithms take their scratch from the device's default stream-ordered pool. With its
   // default release threshold (0) every synchronization hands freed memory back to the driver and
@@ -329,25 +336,34 @@ void launch_runtime::check_device_errors(const char* file, int line) {
       ++occupied;
       first_occupied = k;
     }
-  if (h.error_flags != 0) {
+  const bool unbalanced = h.pending != 0 || occupied != 0;
+  if (h.error_flags != 0 || unbalanced) {
+    // Clear everything first, so that the next run starts from balanced books either way.
     CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
-    throw cuda_error(describe_device_errors(h.error_flags), file, line);
-  }
-  if (h.pending != 0 || occupied != 0) {
     CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->pending, 0, sizeof(int)));
     CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
     std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
     st.h_mirror->pending = 0;
-    std::string what = "launch layer: after the device synchronized, " +
-                       std::to_string(h.pending) + " children were still counted as pending and " +
-                       std::to_string(occupied) + " completion slots were occupied";
-    if (occupied > 0)
-      what += " (slot " + std::to_string(first_occupied) + " waits for " +
-              std::to_string(st.h_slots[first_occupied]) + " blocks)";
-    what += ": a child grid did not run to completion or a launch was miscounted; both were"
-            " cleared";
+    std::string what;
+    if (h.error_flags != 0) what = describe_device_errors(h.error_flags);
+    if (unbalanced) {
+      if (!what.empty()) what += " ";
+      what += "launch layer: after the device synchronized, " + std::to_string(h.pending) +
+              " children were still counted as pending and " + std::to_string(occupied) +
+              " completion slots were occupied";
+      if (occupied > 0)
+        what += " (slot " + std::to_string(first_occupied) + " waits for " +
+                std::to_string(st.h_slots[first_occupied]) + " blocks)";
+      what += ": a child grid did not run to completion or a launch was miscounted; both were"
+              " cleared";
+    }
     throw cuda_error(what, file, line);
   }
+  // Balanced: bring the host-visible mirror back to the exact books (its posted writes from
+  // different SMs may have landed out of order).
+  std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
+  st.h_mirror->pending = 0;
+  st.h_mirror->launches = h.launches;
 }
 
 trace_snapshot launch_runtime::snapshot() const {
@@ -396,13 +412,13 @@ std::string launch_runtime::diagnose() const noexcept {
       blocks_left += b;
       if (shown < 8) {
         examples += (shown ? ", " : "") + std::string("slot ") + std::to_string(k) + ": " +
-                    std::to_string(b) + " blocks left";
+                    std::to_string(b) + (b == 1 ? " block" : " blocks");
         ++shown;
       }
     }
     out += "occupied completion slots " + std::to_string(occupied) +
-           " (children launched and not finished; their unfinished blocks " +
-           std::to_string(blocks_left) + ")";
+           " (children launched and not finished, " + std::to_string(blocks_left) +
+           " blocks between them)";
     if (occupied > 0) out += " [" + examples + (occupied > 8 ? ", ..." : "") + "]";
     out += "; children launched so far " + std::to_string(mirror->launches);
     const unsigned long long last = mirror->last_event_ns;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -73,6 +74,10 @@ void poll_until_done(Query query, const char* what, const launch_runtime* runtim
                             " or --timeout). ";
       message += runtime != nullptr ? runtime->diagnose()
                                     : std::string("No launch runtime to diagnose.");
+      // Print the evidence now: unwinding may still block in a destructor that frees device
+      // memory (a thrust vector, a user's RAII) on the stuck work.
+      std::fprintf(stderr, "cdpkit watchdog: %s:%d: %s\n", file, line, message.c_str());
+      std::fflush(stderr);
       throw cuda_error(cudaErrorTimeout, message, file, line);
     }
     // Back-off: spin for the first 100 us (latency of short host round trips), then yield,
@@ -125,11 +130,24 @@ void wait_for_device(const char* what, const launch_runtime* runtime, const char
     throw;
   }
   (void)cudaEventDestroy(event);
-  const cudaError_t e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw cuda_error(e, what, file, line);
-  }
+  // Work on non-blocking streams is not ordered before the legacy stream's event: finish with
+  // cudaDeviceSynchronize, on a helper thread so that it too has the deadline.
+  struct shared_result {
+    std::atomic<bool> done{false};
+    cudaError_t error = cudaSuccess;
+  };
+  auto result = std::make_shared<shared_result>();
+  std::thread([result] {
+    const cudaError_t e = cudaDeviceSynchronize();
+    result->error = e;
+    result->done.store(true, std::memory_order_release);
+  }).detach();
+  poll_until_done(
+      [&result] {
+        if (!result->done.load(std::memory_order_acquire)) return cudaErrorNotReady;
+        return result->error;
+      },
+      what, runtime, file, line);
 }
 
 }  // namespace cdpkit

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -46,6 +47,12 @@ std::uint64_t available_host_memory() noexcept {
       if (v > 0) best = best == 0 ? v : std::min(best, v);
     };
     consider(meminfo_available());
+    // A cap set by the user (or a test) in the environment.
+    if (const char* cap = std::getenv("CDPKIT_HOST_MEMORY_LIMIT"); cap != nullptr && *cap != '\0') {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(cap, &end, 10);
+      if (end != cap && *end == '\0' && v > 0) consider(v);
+    }
     const std::uint64_t cg_max = read_number_file("/sys/fs/cgroup/memory.max");
     if (cg_max > 0) {
       const std::uint64_t cg_used = read_number_file("/sys/fs/cgroup/memory.current");

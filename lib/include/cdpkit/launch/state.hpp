@@ -13,7 +13,8 @@ inline constexpr std::uint32_t no_slot = 0xffffffffu;
 
 /// The launch layer's books as the host can read them while the device is stuck: mapped pinned
 /// host memory, written with plain (posted) stores at the layer's rare events (a launch, a
-/// failed launch, a child block's end), never on the hot fallback path. Values written by
+/// failed launch, a child's end), never on the hot fallback path; the host resets it to the
+/// exact books after every balanced synchronization. Values written by
 /// concurrent threads may arrive out of order: evidence for the watchdog's diagnosis, not
 /// exact counts (the exact ones are in device memory).
 struct launch_mirror {

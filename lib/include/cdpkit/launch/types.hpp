@@ -34,8 +34,8 @@ enum device_error_bits : std::uint32_t {
   /// the completion-slot probe found no free slot although the budget had room (library bug;
   /// the request fell back and its work was done inline)
   device_error_slot_probe_exhausted = 1u << 3,
-  /// the segments hold 2^32 or more items in all, more than a 32-bit scan can index (the run
-  /// was refused, nothing was done)
+  /// the segments hold 2^32 or more items in all, more than a 32-bit scan can index
+  /// (flat_balanced refused the items: pre_op has run, no item_op has)
   device_error_item_overflow = 1u << 4,
 };
 

@@ -109,6 +109,9 @@ struct profile {
 /// max_nesting_depth, a missing or mistyped field. The message names `name` and where: the byte
 /// offset, line and column for the JSON syntax, the JSON pointer for a field.
 profile parse_profile(const std::string& text, const std::string& name);
+/// Largest profile file load_profile reads (1 GiB; a million launch records take about 60 MB).
+inline constexpr std::uint64_t max_profile_bytes = 1ull << 30;
+
 /// Read, parse and validate a profile file. Throws format_error (also for unreadable files and
 /// directories).
 profile load_profile(const std::string& path);
