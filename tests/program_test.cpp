@@ -1,0 +1,89 @@
+// The programs' one error path, seen from outside: exit codes and one-line messages that name the
+// program. Host cases: they run the sample executables with arguments that fail before any GPU
+// work (and, on a machine without a GPU, the "no CUDA device" line).
+
+#include <doctest/doctest.h>
+
+#ifndef CDPKIT_NO_SAMPLES  // built without the samples (CDPKIT_BUILD_SAMPLES=OFF): nothing to run
+
+#include "gpu.hpp"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct program_result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+program_result run(const std::string& command) {
+  program_result r;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, got);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::size_t lines(const std::string& text) {
+  std::size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+const std::string l2c = CDPKIT_SAMPLE_LOOP_TO_CHILD;
+const std::string bfs = CDPKIT_SAMPLE_BFS;
+
+}  // namespace
+
+TEST_CASE("a bad command line is one line naming the program and exit 2") {
+  for (const std::string& args : {std::string("--bogus"), std::string("--reps 0"),
+                                  std::string("--timeout -1"), std::string("--segments x")}) {
+    CAPTURE(args);
+    const auto r = run(l2c + " " + args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind("loop_to_child: ", 0) == 0);
+    CHECK(lines(r.output) == 1u);
+  }
+  const auto r = run(bfs + " --pending-budget -3");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.rfind("bfs: --pending-budget", 0) == 0);
+}
+
+TEST_CASE("--help prints the options and exits 0") {
+  const auto r = run(l2c + " --help");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("--timeout") != std::string::npos);
+  CHECK(r.output.find("--pending-budget") != std::string::npos);
+}
+
+TEST_CASE("a bad input value is one line naming the program and exit 2, before any GPU work") {
+  const auto r = run(l2c + " --dist nonsense");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.rfind("loop_to_child: ", 0) == 0);
+  CHECK(r.output.find("nonsense") != std::string::npos);
+  const auto b = run(bfs + " --variant nonsense");
+  CHECK(b.exit_code == 2);
+  CHECK(b.output.rfind("bfs: ", 0) == 0);
+}
+
+TEST_CASE("without a GPU a program says so in one line and exits 3" *
+          doctest::skip(cdpkit_test::gpu_available())) {
+  for (const std::string& program : {l2c, bfs}) {
+    CAPTURE(program);
+    const auto r = run(program + " --reps 1");
+    CHECK(r.exit_code == 3);
+    CHECK(r.output.find("no CUDA device found") != std::string::npos);
+    CHECK(r.output.find(".cpp:") == std::string::npos);  // no source path for the user
+    CHECK(lines(r.output) == 1u);
+  }
+}
+
+#endif  // CDPKIT_NO_SAMPLES
