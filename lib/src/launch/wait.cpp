@@ -137,8 +137,11 @@ void wait_for_device(const char* what, const launch_runtime* runtime, const char
     cudaError_t error = cudaSuccess;
   };
   auto result = std::make_shared<shared_result>();
-  std::thread([result] {
-    const cudaError_t e = cudaDeviceSynchronize();
+  int device = 0;
+  CDPKIT_CUDA_TRY(cudaGetDevice(&device));  // a new thread starts on device 0
+  std::thread([result, device] {
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
     result->error = e;
     result->done.store(true, std::memory_order_release);
   }).detach();
