@@ -516,7 +516,9 @@ std::string render_chrome_trace(const std::vector<profile>& profiles) {
                           {"args", {{"name", "depth " + std::to_string(d)}}}});
     }
   }
-  return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}
+             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
