@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -104,7 +105,8 @@ int main(int argc, char** argv) {
         // vertex's child is launched rather than falling back (the budget is the vertex count;
         // the device limit is raised to twice that, the layer's headroom).
         cdpkit::launch_config lecture;
-        lecture.pending_budget = static_cast<int>(graph.num_vertices);
+        lecture.pending_budget =
+            static_cast<int>(std::min<std::uint32_t>(graph.num_vertices, 1u << 23));
         cdpkit::launch_runtime raised(lecture);
         std::vector<cdpkit::bfs_options> seed_runs(2);
         seed_runs[0].variant = cdpkit::bfs_variant::cdp_naive;
