@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
       auto results = cdpkit::samples::run_bfs_variants(c, dgraph, runtime, runs, reps);
       if (spec.rfind("rmat:", 0) == 0) {
         // The seed's setup: room for a pending child per vertex, so that every frontier
-        // vertex's child is launched rather than falling back (the budget is the vertex count;
-        // the device limit is raised to twice that, the layer's headroom).
+        // vertex's child is launched rather than falling back (the budget is the vertex count,
+        // at most 2^23; the device limit is raised to twice that, the layer's headroom).
         cdpkit::launch_config lecture;
         lecture.pending_budget =
             static_cast<int>(std::min<std::uint32_t>(graph.num_vertices, 1u << 23));
