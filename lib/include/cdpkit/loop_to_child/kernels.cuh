@@ -272,15 +272,20 @@ __global__ void __launch_bounds__(block_threads)
   if (threadIdx.x == 0) block_sum = 0;
   __syncthreads();
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  std::uint32_t len = 0;
   if (i < s.num_segments) {
     pre_op(i);
-    std::uint32_t begin, len;
+    std::uint32_t begin;
     load_segment(ctx, s, i, begin, len);
     d_len[i] = len;
-    if (len > 0) atomicAdd(&block_sum, static_cast<unsigned long long>(len));
   } else if (i == s.num_segments) {
     d_len[i] = 0;  // so that the exclusive scan's last entry is the total
   }
+  // the block's total in 64 bits: a warp sum by shuffles, one shared atomic per warp
+  unsigned long long sum = len;
+  for (unsigned int offset = 16; offset >= 1; offset /= 2)
+    sum += __shfl_down_sync(0xffffffffu, sum, offset);
+  if ((threadIdx.x & 31u) == 0 && sum > 0) atomicAdd(&block_sum, sum);
   __syncthreads();
   if (threadIdx.x == 0 && block_sum > 0) atomicAdd(d_total, block_sum);
 }
