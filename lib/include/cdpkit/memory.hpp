@@ -28,6 +28,11 @@ void require_device_memory(std::uint64_t bytes, const std::string& what);
   return (a != 0 && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
 }
 
+/// a + b, or UINT64_MAX when the sum does not fit 64 bits.
+[[nodiscard]] constexpr std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /// Human-readable byte count, e.g. "1.50 GiB".
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
 

@@ -30,10 +30,6 @@ void parallel_ranges(std::uint64_t n, Fn fn) {
   }
   for (auto& t : pool) t.join();
 }
-
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
-  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 }  // namespace
 
 std::uint32_t csr_graph::highest_degree_vertex() const {

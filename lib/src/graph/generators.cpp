@@ -46,7 +46,7 @@ using edge_pair = std::pair<std::uint32_t, std::uint32_t>;
 std::uint64_t rmat_bytes(std::uint64_t num_vertices, std::uint64_t num_edges) {
   const std::uint64_t edges = saturating_mul(num_edges, sizeof(edge_pair));
   const std::uint64_t perm = saturating_mul(num_vertices, sizeof(std::uint32_t));
-  return edges > UINT64_MAX - perm ? UINT64_MAX : edges + perm;
+  return saturating_add(edges, perm);
 }
 
 /// Edges of a side x side 4-neighbour grid: side - 1 per row and per column.
@@ -194,7 +194,7 @@ void check_generated_size(const std::string& spec, std::uint64_t num_vertices,
                                             : std::string()) +
                         "; a CSR holds at most 4294967295 directed edges (32-bit offsets)");
   const std::uint64_t csr_bytes = build_csr_host_bytes(num_vertices, num_edges, options.symmetrize);
-  require_host_memory(generator_bytes > UINT64_MAX - csr_bytes ? UINT64_MAX : generator_bytes + csr_bytes,
+  require_host_memory(saturating_add(generator_bytes, csr_bytes),
                       "graph spec '" + spec + "' (" + std::to_string(num_vertices) + " vertices, " +
                           std::to_string(num_edges) + " edges)");
 }
