@@ -2,16 +2,16 @@
 // one process: ratios to vertex_loop and edge_balanced, a threshold sweep on RMAT, and the
 // calibration of the BFS cost model (a lone thread walking a hub). JSON in the BENCH.md shape.
 
-#include "bfs_driver.hpp"
+#include <cdpkit/harness/bfs_runs.hpp>
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
-#include <cdpkit/profiling/program.hpp>
+#include <cdpkit/harness/program.hpp>
 #include <cdpkit/graph.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/profiling/profile.hpp>
-#include <cdpkit/profiling/table.hpp>
+#include <cdpkit/harness/table.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -39,7 +39,7 @@ double calibrate_neighbor_ns(cdpkit::launch_runtime& runtime, int reps) {
     cdpkit::bfs_engine engine(dg);
     cdpkit::bfs_options o;
     o.variant = cdpkit::bfs_variant::vertex_loop;
-    return cdpkit::profiling::time_runs([&](cudaStream_t s) { engine.run(0, o, runtime, s); }, {},
+    return cdpkit::harness::time_runs([&](cudaStream_t s) { engine.run(0, o, runtime, s); }, {},
                                         reps, 1, nullptr)
         .median_ms;
   };
@@ -60,13 +60,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
-  return cdpkit::profiling::run_program("bfs_bench", app, argc, argv, [&] {
+  return cdpkit::harness::run_program("bfs_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
     cdpkit::launch_runtime runtime;
-    auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());
+    auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     const double neighbor_ns = calibrate_neighbor_ns(runtime, reps);
     std::cout << "cost model: a lone thread visits a neighbour in "
-              << cdpkit::profiling::format("%.2f", neighbor_ns) << " ns (calibrated on a star)\n";
+              << cdpkit::harness::format("%.2f", neighbor_ns) << " ns (calibrated on a star)\n";
     doc["cost_model"] = {{"serial_item_ns", neighbor_ns}};
 
     std::vector<std::string> inputs = graphs;
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     bool ok = true;
     for (const auto& spec : inputs) {
       const auto graph = cdpkit::load_graph(spec);
-      const auto c = cdpkit::samples::make_bfs_case(
+      const auto c = cdpkit::harness::make_bfs_case(
           std::filesystem::path(spec).filename().string(), graph,
           graph.highest_degree_vertex());
       cdpkit::device_graph dgraph(graph);
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
           runs.push_back(o);
         }
       }
-      auto results = cdpkit::samples::run_bfs_variants(c, dgraph, runtime, runs, reps);
+      auto results = cdpkit::harness::run_bfs_variants(c, dgraph, runtime, runs, reps);
       if (spec.rfind("rmat:", 0) == 0) {
         // The seed's setup: room for a pending child per vertex, so that every frontier
         // vertex's child is launched rather than falling back (the budget is the vertex count,
@@ -111,16 +111,16 @@ int main(int argc, char** argv) {
         std::vector<cdpkit::bfs_options> seed_runs(2);
         seed_runs[0].variant = cdpkit::bfs_variant::cdp_naive;
         seed_runs[1].variant = cdpkit::bfs_variant::cdp_streams;
-        for (auto& r : cdpkit::samples::run_bfs_variants(c, dgraph, raised, seed_runs, reps))
+        for (auto& r : cdpkit::harness::run_bfs_variants(c, dgraph, raised, seed_runs, reps))
           results.push_back(std::move(r));
       }
-      cdpkit::samples::print_bfs_results(std::cout, c, results);
+      cdpkit::harness::print_bfs_results(std::cout, c, results);
       for (const auto& r : results)
-        doc["rows"].push_back(cdpkit::profiling::bench_row_json(cdpkit::samples::to_bench_row(c, r)));
-      ok = ok && cdpkit::samples::all_verified(results);
+        doc["rows"].push_back(cdpkit::harness::bench_row_json(cdpkit::harness::to_bench_row(c, r)));
+      ok = ok && cdpkit::harness::all_verified(results);
     }
     if (!json_path.empty()) {
-      cdpkit::profiling::write_json_file(doc, json_path);
+      cdpkit::harness::write_json_file(doc, json_path);
       std::cout << "\nrows written to " << json_path << "\n";
     }
     return ok;

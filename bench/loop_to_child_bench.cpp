@@ -8,15 +8,15 @@
 //    choice lands.
 // 4. Write every row to --json in the BENCH.md shape (ratios are computed from one document).
 
-#include "loop_to_child_driver.hpp"
+#include <cdpkit/harness/loop_to_child_runs.hpp>
 
 #include <cdpkit/error.hpp>
-#include <cdpkit/profiling/program.hpp>
+#include <cdpkit/harness/program.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/profiling/profile.hpp>
-#include <cdpkit/profiling/table.hpp>
+#include <cdpkit/harness/table.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -30,13 +30,13 @@ namespace {
 /// slope of serial_loop time over two lengths, one warp of equal segments.
 double calibrate_serial_item_ns(cdpkit::launch_runtime& runtime, std::uint32_t rounds, int reps) {
   const auto time_len = [&](std::uint32_t len) {
-    cdpkit::segment_params p;
-    p.dist = cdpkit::segment_dist::equal;
+    cdpkit::harness::segment_params p;
+    p.dist = cdpkit::harness::segment_dist::equal;
     p.num_segments = 32;
     p.equal_len = len;
-    cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), rounds);
+    cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), rounds);
     const auto policy = cdpkit::loop_policy::serial();
-    return cdpkit::profiling::time_runs([&](cudaStream_t s) { w.run_async(policy, runtime, s); },
+    return cdpkit::harness::time_runs([&](cudaStream_t s) { w.run_async(policy, runtime, s); },
                                         {}, reps, 1, nullptr)
         .median_ms;
   };
@@ -49,29 +49,32 @@ double calibrate_serial_item_ns(cdpkit::launch_runtime& runtime, std::uint32_t r
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"loop_to_child_bench: every policy on every distribution, ratios, BENCH.md JSON"};
+  CLI::App app{"loop_to_child_bench: every policy on every distribution, ratios, JSON rows (docs/bench-format.md)"};
   std::uint32_t segments = 1u << 20, rounds = 8;
   int reps = 5;
-  std::string json_path, dist_name = "all";
+  std::string json_path;
+  std::vector<std::string> dist_names{"all"};
   bool sweep = true;
   app.add_option("--segments", segments, "segments per workload")->capture_default_str()
       ->check(CLI::Range(1u, 1u << 26));
   app.add_option("--rounds", rounds, "hash rounds per item")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
-  app.add_option("--dist", dist_name, "all or one distribution")->capture_default_str();
+  app.add_option("--dist", dist_names,
+                 "comma-separated: all, uniform, power_law, giant, empty, equal")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--sweep", sweep, "sweep thresholds on power_law")->capture_default_str();
   app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here");
-  return cdpkit::profiling::run_program("loop_to_child_bench", app, argc, argv, [&] {
-    std::vector<cdpkit::segment_dist> dists;
-    if (dist_name == "all") dists = cdpkit::all_segment_dists();
-    else dists.push_back(cdpkit::parse_segment_dist(dist_name));
+  return cdpkit::harness::run_program("loop_to_child_bench", app, argc, argv, [&] {
+    const auto dists = cdpkit::harness::parse_name_list(
+        dist_names, cdpkit::harness::all_segment_dists(), cdpkit::harness::parse_segment_dist);
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
 
     cdpkit::launch_runtime runtime;
-    auto doc = cdpkit::profiling::bench_document(cdpkit::profiling::device_json());
+    auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     cdpkit::launch_cost_model model;
     model.serial_item_ns = calibrate_serial_item_ns(runtime, rounds, reps);
-    std::cout << "cost model: serial " << cdpkit::profiling::format("%.3f", model.serial_item_ns)
+    std::cout << "cost model: serial " << cdpkit::harness::format("%.3f", model.serial_item_ns)
               << " ns/item (calibrated); default T: fire_and_forget "
               << model.threshold(cdpkit::stream_kind::fire_and_forget) << ", named_per_thread "
               << model.threshold(cdpkit::stream_kind::named_per_thread) << ", null_stream "
@@ -82,35 +85,35 @@ int main(int argc, char** argv) {
 
     bool ok = true;
     for (const auto dist : dists) {
-      cdpkit::segment_params p;
+      cdpkit::harness::segment_params p;
       p.num_segments = segments;
       p.dist = dist;
-      cdpkit::segment_workload workload(cdpkit::make_segment_offsets(p), rounds, p.seed);
+      cdpkit::harness::segment_workload workload(cdpkit::harness::make_segment_offsets(p), rounds, p.seed);
       std::vector<cdpkit::loop_policy> policies;
       for (auto k : cdpkit::all_loop_policy_kinds())
-        policies.push_back(cdpkit::samples::make_policy(k, std::nullopt,
+        policies.push_back(cdpkit::harness::make_policy(k, std::nullopt,
                                                         cdpkit::stream_kind::fire_and_forget, model));
-      if (dist == cdpkit::segment_dist::power_law && sweep) {
+      if (dist == cdpkit::harness::segment_dist::power_law && sweep) {
         for (std::uint32_t t : {32u, 128u, 512u, 2048u, 8192u}) {
-          policies.push_back(cdpkit::samples::make_policy(cdpkit::loop_policy_kind::thresholded, t,
+          policies.push_back(cdpkit::harness::make_policy(cdpkit::loop_policy_kind::thresholded, t,
                                                           cdpkit::stream_kind::fire_and_forget, model));
-          policies.push_back(cdpkit::samples::make_policy(
+          policies.push_back(cdpkit::harness::make_policy(
               cdpkit::loop_policy_kind::warp_aggregated, t, cdpkit::stream_kind::fire_and_forget, model));
         }
-        policies.push_back(cdpkit::samples::make_policy(cdpkit::loop_policy_kind::child_per_thread,
+        policies.push_back(cdpkit::harness::make_policy(cdpkit::loop_policy_kind::child_per_thread,
                                                         std::nullopt,
                                                         cdpkit::stream_kind::named_per_thread, model));
       }
-      const std::string input = cdpkit::samples::input_label(p);
-      const auto results = cdpkit::samples::run_policies(workload, runtime, policies, reps);
-      cdpkit::samples::print_results(std::cout, input, workload, results);
+      const std::string input = cdpkit::harness::input_label(p);
+      const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps);
+      cdpkit::harness::print_results(std::cout, input, workload, results);
       for (const auto& r : results)
         doc["rows"].push_back(
-            cdpkit::profiling::bench_row_json(cdpkit::samples::to_bench_row(input, workload, r)));
-      ok = ok && cdpkit::samples::all_verified(results);
+            cdpkit::harness::bench_row_json(cdpkit::harness::to_bench_row(input, workload, r)));
+      ok = ok && cdpkit::harness::all_verified(results);
     }
     if (!json_path.empty()) {
-      cdpkit::profiling::write_json_file(doc, json_path);
+      cdpkit::harness::write_json_file(doc, json_path);
       std::cout << "\nrows written to " << json_path << "\n";
     }
     return ok;

@@ -13,7 +13,8 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
-#include <cdpkit/profiling/program.hpp>
+#include <cdpkit/harness/program.hpp>
+#include <cdpkit/harness/segment_workload.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
                "device limit; a stall ends the program with the watchdog's diagnosis (exit 3)"};
   int limit = 2048, budget = 0, runs = 100;
   std::string policy_name = "child_per_thread";
-  cdpkit::segment_params seg;  // 2^20 power-law segments, as the loop_to_child sample
+  cdpkit::harness::segment_params seg;  // 2^20 power-law segments, as the loop_to_child sample
   app.add_option("--limit", limit, "cudaLimitDevRuntimePendingLaunchCount")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 24));
@@ -37,11 +38,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 24));
   app.add_option("--runs", runs, "runs in this process")->capture_default_str()->check(
       CLI::Range(1, 1000000));
-  app.add_option("--policy", policy_name, "loop_to_child policy")->capture_default_str();
+  app.add_option("--variant,--policy", policy_name, "loop_to_child policy (--policy: the old name)")
+      ->capture_default_str();
   app.add_option("--segments", seg.num_segments, "segments")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 26));
-  return cdpkit::profiling::run_program("pending_headroom", app, argc, argv, [&] {
+  return cdpkit::harness::run_program("pending_headroom", app, argc, argv, [&] {
     const auto kind = cdpkit::parse_loop_policy_kind(policy_name);
     cdpkit::loop_policy policy = cdpkit::loop_policy::make(
         kind, kind == cdpkit::loop_policy_kind::child_per_thread ? std::optional<std::uint32_t>(0u)
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
     config.pending_budget = budget;
     config.allow_unsafe_budget = true;
     cdpkit::launch_runtime runtime(config);
-    cdpkit::segment_workload workload(cdpkit::make_segment_offsets(seg), 8, seg.seed);
+    cdpkit::harness::segment_workload workload(cdpkit::harness::make_segment_offsets(seg), 8, seg.seed);
     std::cout << "pending_headroom: " << policy_name << ", device limit "
               << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget() << " ("
               << 100.0 * runtime.pending_budget() / runtime.pending_launch_limit()

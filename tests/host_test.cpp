@@ -5,9 +5,10 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch/sites.hpp>
+#include <cdpkit/harness/segment_workload.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/loop_to_child/threshold_rule.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/report/profile.hpp>
@@ -31,12 +32,12 @@ std::vector<std::uint32_t> lengths_of(const std::vector<std::uint32_t>& offsets)
 }  // namespace
 
 TEST_CASE("segment generators are deterministic and have the requested shape") {
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.num_segments = 100000;
   SUBCASE("power law") {
-    p.dist = cdpkit::segment_dist::power_law;
-    const auto a = cdpkit::make_segment_offsets(p);
-    CHECK(a == cdpkit::make_segment_offsets(p));
+    p.dist = cdpkit::harness::segment_dist::power_law;
+    const auto a = cdpkit::harness::make_segment_offsets(p);
+    CHECK(a == cdpkit::harness::make_segment_offsets(p));
     const auto len = lengths_of(a);
     REQUIRE(len.size() == p.num_segments);
     std::size_t ones = 0, big = 0;
@@ -51,52 +52,52 @@ TEST_CASE("segment generators are deterministic and have the requested shape") {
     CHECK(big > 10);
     CHECK(big < 200);
     p.seed = 43;
-    CHECK(a != cdpkit::make_segment_offsets(p));
+    CHECK(a != cdpkit::harness::make_segment_offsets(p));
   }
   SUBCASE("giant") {
-    p.dist = cdpkit::segment_dist::giant;
+    p.dist = cdpkit::harness::segment_dist::giant;
     p.giant_len = 12345;
-    const auto len = lengths_of(cdpkit::make_segment_offsets(p));
+    const auto len = lengths_of(cdpkit::harness::make_segment_offsets(p));
     CHECK(len[p.num_segments / 2] == 12345u);
     CHECK(*std::max_element(len.begin(), len.begin() + p.num_segments / 2) <= 3u);
   }
   SUBCASE("empty and equal") {
-    p.dist = cdpkit::segment_dist::empty;
-    CHECK(cdpkit::make_segment_offsets(p).back() == 0u);
-    p.dist = cdpkit::segment_dist::equal;
+    p.dist = cdpkit::harness::segment_dist::empty;
+    CHECK(cdpkit::harness::make_segment_offsets(p).back() == 0u);
+    p.dist = cdpkit::harness::segment_dist::equal;
     p.equal_len = 7;
-    CHECK(cdpkit::make_segment_offsets(p).back() == 700000u);
+    CHECK(cdpkit::harness::make_segment_offsets(p).back() == 700000u);
   }
   SUBCASE("uniform") {
-    p.dist = cdpkit::segment_dist::uniform;
+    p.dist = cdpkit::harness::segment_dist::uniform;
     p.mean_len = 10;
-    const auto offsets = cdpkit::make_segment_offsets(p);
+    const auto offsets = cdpkit::harness::make_segment_offsets(p);
     CHECK(offsets.back() == doctest::Approx(10.0 * p.num_segments).epsilon(0.02));
   }
   SUBCASE("zero segments") {
     p.num_segments = 0;
-    CHECK(cdpkit::make_segment_offsets(p) == std::vector<std::uint32_t>{0});
+    CHECK(cdpkit::harness::make_segment_offsets(p) == std::vector<std::uint32_t>{0});
   }
 }
 
 TEST_CASE("segment generators reject bad parameters and oversized totals") {
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.alpha = 1.0;
-  CHECK_THROWS_WITH_AS(cdpkit::make_segment_offsets(p), doctest::Contains("alpha"),
+  CHECK_THROWS_WITH_AS(cdpkit::harness::make_segment_offsets(p), doctest::Contains("alpha"),
                        cdpkit::input_error);
   p = {};
-  p.dist = cdpkit::segment_dist::equal;
+  p.dist = cdpkit::harness::segment_dist::equal;
   p.num_segments = 1u << 20;
   p.equal_len = 1u << 13;  // 2^33 items
-  CHECK_THROWS_WITH_AS(cdpkit::make_segment_offsets(p), doctest::Contains("2^32-1 items"),
+  CHECK_THROWS_WITH_AS(cdpkit::harness::make_segment_offsets(p), doctest::Contains("2^32-1 items"),
                        cdpkit::input_error);
 }
 
 TEST_CASE("policy and stream names round-trip and unknown names list the choices") {
   for (auto k : cdpkit::all_loop_policy_kinds())
     CHECK(cdpkit::parse_loop_policy_kind(cdpkit::to_string(k)) == k);
-  for (auto d : cdpkit::all_segment_dists())
-    CHECK(cdpkit::parse_segment_dist(cdpkit::to_string(d)) == d);
+  for (auto d : cdpkit::harness::all_segment_dists())
+    CHECK(cdpkit::harness::parse_segment_dist(cdpkit::harness::to_string(d)) == d);
   CHECK(cdpkit::parse_stream_kind("tail") == cdpkit::stream_kind::tail);
   CHECK_THROWS_WITH_AS(cdpkit::parse_loop_policy_kind("fastest"),
                        doctest::Contains("unknown loop policy 'fastest' (choose one of: serial_loop"),
@@ -281,9 +282,9 @@ TEST_CASE("a profile write that fails names the path and leaves no temporary fil
   CHECK_THROWS_WITH_AS(doc.write(taken), doctest::Contains(taken.c_str()), cdpkit::input_error);
   CHECK_FALSE(std::filesystem::exists(taken + ".tmp"));
   CHECK(std::filesystem::is_directory(taken));  // what was there is untouched
-  CHECK_THROWS_WITH_AS(cdpkit::profiling::write_json_file(doc.json(), ""), "empty output path", cdpkit::input_error);
+  CHECK_THROWS_WITH_AS(cdpkit::harness::write_json_file(doc.json(), ""), "empty output path", cdpkit::input_error);
   const auto missing = (dir / "missing" / "p.json").string();
-  CHECK_THROWS_WITH_AS(cdpkit::profiling::write_json_file(doc.json(), missing), doctest::Contains(missing.c_str()),
+  CHECK_THROWS_WITH_AS(cdpkit::harness::write_json_file(doc.json(), missing), doctest::Contains(missing.c_str()),
                        cdpkit::input_error);
   std::size_t left = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) left += entry.path().extension() == ".tmp";

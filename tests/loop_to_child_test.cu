@@ -7,6 +7,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/harness/segment_workload.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 
@@ -44,15 +45,15 @@ std::uint64_t segments_longer_than(const std::vector<std::uint32_t>& offsets, st
 TEST_CASE("every policy matches the Thrust reference on every distribution and size" *
           CDPKIT_GPU_CASE) {
   auto& rt = cdpkit::default_runtime();
-  for (const auto dist : cdpkit::all_segment_dists()) {
+  for (const auto dist : cdpkit::harness::all_segment_dists()) {
     for (const std::uint32_t n : {0u, 1u, 1000u, 77777u}) {
-      cdpkit::segment_params p;
+      cdpkit::harness::segment_params p;
       p.dist = dist;
       p.num_segments = n;
       p.giant_len = 1u << 18;
-      cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 4);
+      cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 4);
       for (const auto& policy : every_policy()) {
-        CAPTURE(cdpkit::to_string(dist));
+        CAPTURE(cdpkit::harness::to_string(dist));
         CAPTURE(n);
         CAPTURE(cdpkit::to_string(policy.kind));
         CAPTURE(cdpkit::to_string(policy.stream));
@@ -66,8 +67,8 @@ TEST_CASE("every policy matches the Thrust reference on every distribution and s
 }
 
 TEST_CASE("every policy is exact on 2^20 power-law segments" * CDPKIT_GPU_CASE) {
-  cdpkit::segment_params p;  // defaults: 2^20 segments, alpha 2, max 2^16
-  cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 4);
+  cdpkit::harness::segment_params p;  // defaults: 2^20 segments, alpha 2, max 2^16
+  cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 4);
   for (const auto& policy : every_policy()) {
     CAPTURE(cdpkit::to_string(policy.kind));
     w.clear_outputs();
@@ -77,10 +78,10 @@ TEST_CASE("every policy is exact on 2^20 power-law segments" * CDPKIT_GPU_CASE) 
 }
 
 TEST_CASE("thresholded launches exactly the segments longer than the threshold" * CDPKIT_GPU_CASE) {
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.num_segments = 20000;  // power law: a few hundred segments above 64, far below the budget
-  const auto offsets = cdpkit::make_segment_offsets(p);
-  cdpkit::segment_workload w(offsets, 2);
+  const auto offsets = cdpkit::harness::make_segment_offsets(p);
+  cdpkit::harness::segment_workload w(offsets, 2);
   auto& rt = cdpkit::default_runtime();
   for (const std::uint32_t t : {8u, 64u, 1000u}) {
     CAPTURE(t);
@@ -114,9 +115,9 @@ TEST_CASE("child_per_thread under a pending limit of 16 stays exact and counts i
   cdpkit::launch_config config;
   config.pending_launch_limit = 16;
   cdpkit::launch_runtime rt(config);
-  cdpkit::segment_params p;  // 2^20 power-law segments
-  const auto offsets = cdpkit::make_segment_offsets(p);
-  cdpkit::segment_workload w(offsets, 4);
+  cdpkit::harness::segment_params p;  // 2^20 power-law segments
+  const auto offsets = cdpkit::harness::make_segment_offsets(p);
+  cdpkit::harness::segment_workload w(offsets, 4);
   cdpkit::profiling::trace_session session(rt);
   w.run(cdpkit::loop_policy::child_per_thread(), rt);
   CHECK(w.count_mismatches() == 0u);
@@ -133,10 +134,10 @@ TEST_CASE("child_per_thread under a pending limit of 16 stays exact and counts i
 }
 
 TEST_CASE("aggregated policies launch at most one child per warp or block" * CDPKIT_GPU_CASE) {
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.num_segments = 50000;
-  p.dist = cdpkit::segment_dist::uniform;
-  cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 2);
+  p.dist = cdpkit::harness::segment_dist::uniform;
+  cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 2);
   auto& rt = cdpkit::default_runtime();
   struct expectation {
     cdpkit::loop_policy policy;
@@ -160,11 +161,11 @@ TEST_CASE("aggregated policies launch at most one child per warp or block" * CDP
 }
 
 TEST_CASE("probes report full efficiency for equal segments under serial_loop" * CDPKIT_GPU_CASE) {
-  cdpkit::segment_params p;
-  p.dist = cdpkit::segment_dist::equal;
+  cdpkit::harness::segment_params p;
+  p.dist = cdpkit::harness::segment_dist::equal;
   p.num_segments = 4096;
   p.equal_len = 40;
-  cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 1);
+  cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 1);
   auto& rt = cdpkit::default_runtime();
   cdpkit::profiling::trace_session session(rt);
   w.run(cdpkit::loop_policy::serial(), rt);
@@ -225,9 +226,9 @@ TEST_CASE("an automatic threshold keeps launches within the budget share and fin
           CDPKIT_GPU_CASE) {
   auto& rt = cdpkit::default_runtime();
   SUBCASE("power law") {
-    cdpkit::segment_params p;  // 2^20 segments: far more segments above the cost-model T than
-    const auto offsets = cdpkit::make_segment_offsets(p);  // the budget could launch
-    cdpkit::segment_workload w(offsets, 4);
+    cdpkit::harness::segment_params p;  // 2^20 segments: far more segments above the cost-model T than
+    const auto offsets = cdpkit::harness::make_segment_offsets(p);  // the budget could launch
+    cdpkit::harness::segment_workload w(offsets, 4);
     const auto policy = cdpkit::loop_policy::thresholded();
     cdpkit::profiling::trace_session session(rt);
     w.run(policy, rt);
@@ -240,10 +241,10 @@ TEST_CASE("an automatic threshold keeps launches within the budget share and fin
     CHECK(cdpkit::profiling::summarize(trace).fallbacks == 0u);
   }
   SUBCASE("giant") {
-    cdpkit::segment_params p;
-    p.dist = cdpkit::segment_dist::giant;
+    cdpkit::harness::segment_params p;
+    p.dist = cdpkit::harness::segment_dist::giant;
     p.giant_len = 1u << 20;
-    cdpkit::segment_workload w(cdpkit::make_segment_offsets(p), 4);
+    cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 4);
     cdpkit::profiling::trace_session session(rt);
     w.run(cdpkit::loop_policy::thresholded(), rt);
     CHECK(w.count_mismatches() == 0u);
@@ -260,9 +261,9 @@ TEST_CASE("under a pending limit of 16 every policy runs every item and every pr
   cdpkit::launch_config config;
   config.pending_launch_limit = 16;
   cdpkit::launch_runtime rt(config);
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.num_segments = 1u << 18;
-  const auto offsets = cdpkit::make_segment_offsets(p);
+  const auto offsets = cdpkit::harness::make_segment_offsets(p);
   thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
   const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
                                    thrust::raw_pointer_cast(d_offsets.data()) + 1, p.num_segments};
@@ -318,11 +319,11 @@ TEST_CASE("a segment count past 2^32 - 256 is refused before anything runs" * CD
 TEST_CASE("power-law lengths past the exact table come from the law's tail, up to 2^32 - 1") {
   // The exact table stops at 2^20; past it lengths come from the continuous tail. alpha 1.05 puts
   // about 15% of the mass in (2^20, 2^26]: with 256 segments, about 39 land there.
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.num_segments = 256;
   p.alpha = 1.05;
   p.max_len = 1u << 26;
-  auto offsets = cdpkit::make_segment_offsets(p);
+  auto offsets = cdpkit::harness::make_segment_offsets(p);
   REQUIRE(offsets.size() == 257u);
   unsigned in_tail = 0;
   for (std::size_t i = 0; i + 1 < offsets.size(); ++i) {
@@ -337,10 +338,10 @@ TEST_CASE("power-law lengths past the exact table come from the law's tail, up t
   p.num_segments = 4096;
   p.max_len = 0xffffffffu;
   p.alpha = 3.0;  // a light tail, so that the total stays below 2^32
-  offsets = cdpkit::make_segment_offsets(p);
+  offsets = cdpkit::harness::make_segment_offsets(p);
   CHECK(offsets.size() == 4097u);
-  p.dist = cdpkit::segment_dist::uniform;
+  p.dist = cdpkit::harness::segment_dist::uniform;
   p.mean_len = 0x90000000u;
-  CHECK_THROWS_WITH_AS(cdpkit::make_segment_offsets(p), doctest::Contains("mean_len"),
+  CHECK_THROWS_WITH_AS(cdpkit::harness::make_segment_offsets(p), doctest::Contains("mean_len"),
                        cdpkit::input_error);
 }

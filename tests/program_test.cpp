@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -72,6 +73,25 @@ TEST_CASE("a bad input value is one line naming the program and exit 2, before a
   const auto b = run(bfs + " --variant nonsense");
   CHECK(b.exit_code == 2);
   CHECK(b.output.rfind("bfs: ", 0) == 0);
+}
+
+TEST_CASE("every program answers --version with its name and the cdpkit version, exit 0") {
+  for (const auto& [program, name] : {std::pair{l2c, std::string("loop_to_child (cdpkit ")},
+                                      std::pair{bfs, std::string("bfs (cdpkit ")}}) {
+    const auto r = run(program + " --version");
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.rfind(name, 0) == 0);
+    CHECK(lines(r.output) == 1u);
+  }
+}
+
+TEST_CASE("--variant takes a comma-separated list and names the bad entry") {
+  const auto r = run(l2c + " --variant serial_loop,fastest");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.rfind("loop_to_child: unknown loop policy 'fastest'", 0) == 0);
+  const auto b = run(bfs + " --variant all,nonsense");
+  CHECK(b.exit_code == 2);
+  CHECK(b.output.find("'nonsense'") != std::string::npos);
 }
 
 TEST_CASE("without a GPU a program says so in one line and exits 3" *

@@ -2,7 +2,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch/sites.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
+#include <cdpkit/profiling/json_file.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/version.hpp>
 

@@ -12,12 +12,12 @@
 //   bfs --graph ../shared/data/graphs/facebook_combined.txt --variant cdp_threshold --threshold 64
 //   bfs --graph rmat:20 --variant cdp_threshold --sweep 64,256,1200,4096
 
-#include "bfs_driver.hpp"
+#include <cdpkit/harness/bfs_runs.hpp>
+#include <cdpkit/harness/program.hpp>
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
-#include <cdpkit/profiling/program.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/profiling/profile.hpp>
@@ -31,7 +31,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"bfs: every BFS variant on one graph, timed, traced and checked"};
-  std::string graph_spec = "rmat:20", variant_name = "all", profile_path;
+  std::string graph_spec = "rmat:20", profile_path;
+  std::vector<std::string> variant_names{"all"};
   std::optional<std::uint32_t> source, threshold;
   std::vector<std::uint32_t> sweep;
   std::uint64_t seed = 1;
@@ -41,26 +42,26 @@ int main(int argc, char** argv) {
                  "rmat:SCALE[:EDGE_FACTOR] | grid:SIDE | uniform:N:M | file.mtx | edge list file")
       ->capture_default_str();
   app.add_option("--source", source, "source vertex (default: the highest-degree vertex)");
-  app.add_option("--variant", variant_name,
-                 "all, vertex_loop, cdp_naive, cdp_streams, cdp_threshold, cdp_aggregated_warp, "
-                 "cdp_aggregated_block, device_driver, edge_balanced")
+  app.add_option("--variant", variant_names,
+                 "comma-separated: all, vertex_loop, cdp_naive, cdp_streams, cdp_threshold, "
+                 "cdp_aggregated_warp, cdp_aggregated_block, device_driver, edge_balanced")
+      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threshold", threshold, "launch threshold T (default: chosen per level)");
   app.add_option("--sweep", sweep, "also run cdp_threshold with each of these T")->delimiter(',');
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
-  cdpkit::profiling::add_launch_options(app, config);
+  cdpkit::harness::add_launch_options(app, config);
   app.add_flag("--directed", directed, "keep edge directions (default: symmetrize)");
   app.add_flag("--allow-sparse-ids", allow_sparse_ids,
                "accept graph files whose vertex ids far exceed their edge count (isolated "
                "vertices)");
   app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/1) here");
-  return cdpkit::profiling::run_program("bfs", app, argc, argv, [&] {
+  return cdpkit::harness::run_program("bfs", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("bfs sample");
-    std::vector<cdpkit::bfs_variant> variants;
-    if (variant_name == "all") variants = cdpkit::all_bfs_variants();
-    else variants.push_back(cdpkit::parse_bfs_variant(variant_name));
+    const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_bfs_variants(),
+                                                           cdpkit::parse_bfs_variant);
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     cdpkit::csr_options csr;
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
     if (src >= graph.num_vertices)
       throw cdpkit::input_error("--source " + std::to_string(src) + " is not a vertex (the graph has " +
                                 std::to_string(graph.num_vertices) + ")");
-    const auto c = cdpkit::samples::make_bfs_case(graph_spec, graph, src);
+    const auto c = cdpkit::harness::make_bfs_case(graph_spec, graph, src);
 
     cdpkit::launch_runtime runtime(config);
     cdpkit::device_graph dgraph(graph);
@@ -91,14 +92,14 @@ int main(int argc, char** argv) {
       o.threshold = t;
       runs.push_back(o);
     }
-    const auto results = cdpkit::samples::run_bfs_variants(c, dgraph, runtime, runs, reps);
-    cdpkit::samples::print_bfs_results(std::cout, c, results);
+    const auto results = cdpkit::harness::run_bfs_variants(c, dgraph, runtime, runs, reps);
+    cdpkit::harness::print_bfs_results(std::cout, c, results);
     if (!profile_path.empty()) {
       cdpkit::profiling::profile_document doc("bfs", cdpkit::profiling::device_json());
-      for (const auto& r : results) doc.add_run(cdpkit::samples::to_run_info(c, r), r.m.trace);
+      for (const auto& r : results) doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace);
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }
-    return cdpkit::samples::all_verified(results);
+    return cdpkit::harness::all_verified(results);
   });
 }

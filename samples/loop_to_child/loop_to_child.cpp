@@ -9,12 +9,12 @@
 // 4. Print the table; write the profile JSON with --profile. Exit 1 if any check failed.
 //
 //   loop_to_child --dist power_law --segments 1048576 --profile l2c.json
-//   loop_to_child --policy thresholded --threshold 256 --stream named_per_thread
+//   loop_to_child --variant thresholded,warp_aggregated --threshold 256 --stream named_per_thread
 
-#include "loop_to_child_driver.hpp"
+#include <cdpkit/harness/loop_to_child_runs.hpp>
+#include <cdpkit/harness/program.hpp>
 
 #include <cdpkit/error.hpp>
-#include <cdpkit/profiling/program.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/nvtx.hpp>
@@ -29,16 +29,18 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"loop_to_child: every loop-to-child policy on one workload, timed, traced and checked"};
-  std::string policy_name = "all", dist_name = "power_law", stream_name = "fire_and_forget";
+  std::vector<std::string> variant_names{"all"};
+  std::string dist_name = "power_law", stream_name = "fire_and_forget";
   std::string profile_path;
-  cdpkit::segment_params seg;
+  cdpkit::harness::segment_params seg;
   std::optional<std::uint32_t> threshold;
   std::uint32_t rounds = 8;
   int reps = 5;
   double item_ns = cdpkit::launch_cost_model{}.serial_item_ns;
-  app.add_option("--policy", policy_name,
-                 "all, serial_loop, child_per_thread, thresholded, warp_aggregated, "
-                 "block_aggregated or flat_balanced")
+  app.add_option("--variant,--policy", variant_names,
+                 "comma-separated: all, serial_loop, child_per_thread, thresholded, "
+                 "warp_aggregated, block_aggregated, flat_balanced (--policy: the old name)")
+      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--dist", dist_name, "segment lengths: uniform, power_law, giant, empty, equal")
       ->capture_default_str();
@@ -66,38 +68,37 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
-  cdpkit::profiling::add_launch_options(app, config);
+  cdpkit::harness::add_launch_options(app, config);
   app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/1) here");
-  return cdpkit::profiling::run_program("loop_to_child", app, argc, argv, [&] {
+  return cdpkit::harness::run_program("loop_to_child", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("loop_to_child sample");
-    seg.dist = cdpkit::parse_segment_dist(dist_name);
+    seg.dist = cdpkit::harness::parse_segment_dist(dist_name);
     const auto stream = cdpkit::parse_stream_kind(stream_name);
-    std::vector<cdpkit::loop_policy_kind> kinds;
-    if (policy_name == "all") kinds = cdpkit::all_loop_policy_kinds();
-    else kinds.push_back(cdpkit::parse_loop_policy_kind(policy_name));
+    const auto kinds = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_loop_policy_kinds(),
+                                                        cdpkit::parse_loop_policy_kind);
     cdpkit::launch_cost_model model;
     model.serial_item_ns = item_ns;
     std::vector<cdpkit::loop_policy> policies;
-    for (auto k : kinds) policies.push_back(cdpkit::samples::make_policy(k, threshold, stream, model));
+    for (auto k : kinds) policies.push_back(cdpkit::harness::make_policy(k, threshold, stream, model));
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
-    const auto offsets = cdpkit::make_segment_offsets(seg);
+    const auto offsets = cdpkit::harness::make_segment_offsets(seg);
     cdpkit::launch_runtime runtime(config);
-    cdpkit::segment_workload workload(offsets, rounds, seg.seed);
-    const std::string input = cdpkit::samples::input_label(seg);
+    cdpkit::harness::segment_workload workload(offsets, rounds, seg.seed);
+    const std::string input = cdpkit::harness::input_label(seg);
 
-    const auto results = cdpkit::samples::run_policies(workload, runtime, policies, reps);
-    cdpkit::samples::print_results(std::cout, input, workload, results);
+    const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps);
+    cdpkit::harness::print_results(std::cout, input, workload, results);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
               << runtime.pending_budget() << "\n";
 
     if (!profile_path.empty()) {
       cdpkit::profiling::profile_document doc("loop_to_child", cdpkit::profiling::device_json());
       for (const auto& r : results)
-        doc.add_run(cdpkit::samples::to_run_info(input, workload, r), r.m.trace);
+        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(input, workload, r)), r.m.trace);
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }
-    return cdpkit::samples::all_verified(results);
+    return cdpkit::harness::all_verified(results);
   });
 }

@@ -7,9 +7,9 @@
 // long lists and wastes ~1 us per launch on short ones. The policies here tell that story, and
 // flat_balanced is the honest non-CDP yardstick.
 //
-// This header: policies, the launch cost model, segment-length generators and the reference
-// workload used by the sample, the benchmark and the tests. The generic algorithm over your own
-// operators is cdpkit/loop_to_child.cuh.
+// This header: policies and the launch cost model. The generic algorithm over your own operators
+// is cdpkit/loop_to_child.cuh. (The benchmark workloads live in the harness:
+// cdpkit/harness/segment_workload.hpp.)
 
 #include <cdpkit/launch.hpp>
 #include <cdpkit/launch/types.hpp>
@@ -118,82 +118,5 @@ const char* to_string(loop_policy_kind kind) noexcept;
 loop_policy_kind parse_loop_policy_kind(const std::string& name);
 /// Every policy kind, in the order of the story.
 const std::vector<loop_policy_kind>& all_loop_policy_kinds();
-
-// ---------------------------------------------------------------------------------------------
-// Segment-length workloads
-
-enum class segment_dist : std::uint8_t {
-  uniform,    ///< lengths uniform in [0, 2 * mean_len]
-  power_law,  ///< P(len = k) proportional to k^-alpha on [1, max_len] (Zipf)
-  giant,      ///< one segment of giant_len in the middle, the others 0..3 items
-  empty,      ///< every segment empty
-  equal,      ///< every segment equal_len items
-};
-
-const char* to_string(segment_dist d) noexcept;
-segment_dist parse_segment_dist(const std::string& name);  ///< throws cdpkit::input_error
-const std::vector<segment_dist>& all_segment_dists();
-
-struct segment_params {
-  std::uint32_t num_segments = 1u << 20;
-  segment_dist dist = segment_dist::power_law;
-  std::uint64_t seed = 42;
-  std::uint32_t mean_len = 32;        ///< uniform
-  double alpha = 2.0;                 ///< power_law exponent, > 1
-  std::uint32_t max_len = 1u << 16;   ///< power_law cap
-  std::uint32_t giant_len = 1u << 22; ///< giant
-  std::uint32_t equal_len = 64;       ///< equal
-};
-
-/// CSR offsets (num_segments + 1 entries, offsets[0] == 0) of a deterministic workload.
-/// Throws cdpkit::input_error for a bad parameter (alpha <= 1, max_len == 0, ...) or when the
-/// total number of items does not fit 32 bits.
-std::vector<std::uint32_t> make_segment_offsets(const segment_params& params);
-
-// ---------------------------------------------------------------------------------------------
-// The reference workload: pre_op(i) writes a hash of i to parent_out[i]; item_op(i, j) hashes
-// item_in[j] with i for `rounds` rounds into item_out[j]. Integer-exact, so every policy must
-// match the Thrust reference bit for bit.
-
-/// Owns the device buffers of one workload. Move-only.
-class segment_workload {
- public:
-  /// Precondition: offsets is non-decreasing, offsets.size() >= 1, offsets[0] == 0 (checked:
-  /// cdpkit::input_error). rounds: hash rounds per item, the "doMoreWork" cost knob.
-  explicit segment_workload(const std::vector<std::uint32_t>& offsets, std::uint32_t rounds = 8,
-                            std::uint64_t seed = 7);
-  ~segment_workload();
-  segment_workload(segment_workload&&) noexcept;
-  segment_workload& operator=(segment_workload&&) noexcept;
-  segment_workload(const segment_workload&) = delete;
-  segment_workload& operator=(const segment_workload&) = delete;
-
-  /// Zero the outputs (not part of a timed run).
-  void clear_outputs(cudaStream_t stream = nullptr);
-  /// Run for_each_segment with `policy` on `stream` and synchronize; throws cdpkit::cuda_error on
-  /// a CUDA or device-side error.
-  void run(const loop_policy& policy, launch_runtime& runtime, cudaStream_t stream = nullptr);
-  /// The same without synchronizing or checking device errors (for timing with events).
-  void run_async(const loop_policy& policy, launch_runtime& runtime, cudaStream_t stream);
-  /// Mismatches between the outputs and the Thrust reference (0 = exact). Synchronizes.
-  [[nodiscard]] std::uint64_t count_mismatches() const;
-
-  [[nodiscard]] std::uint32_t num_segments() const noexcept { return num_segments_; }
-  [[nodiscard]] std::uint64_t num_items() const noexcept { return num_items_; }
-  [[nodiscard]] std::uint32_t max_segment_len() const noexcept { return max_len_; }
-
- private:
-  void release() noexcept;
-  std::uint32_t num_segments_ = 0;
-  std::uint64_t num_items_ = 0;
-  std::uint32_t max_len_ = 0;
-  std::uint32_t rounds_ = 0;
-  std::uint32_t* d_offsets_ = nullptr;
-  std::uint32_t* d_item_in_ = nullptr;
-  std::uint32_t* d_item_out_ = nullptr;
-  std::uint32_t* d_parent_out_ = nullptr;
-  mutable std::uint32_t* d_ref_item_ = nullptr;   // reference, computed on first check
-  mutable std::uint32_t* d_ref_parent_ = nullptr;
-};
 
 }  // namespace cdpkit

@@ -1,12 +1,12 @@
-#include "loop_to_child_driver.hpp"
+#include <cdpkit/harness/loop_to_child_runs.hpp>
 
-#include <cdpkit/profiling/table.hpp>
+#include <cdpkit/harness/table.hpp>
 
 #include <ostream>
 
-namespace cdpkit::samples {
+namespace cdpkit::harness {
 
-using profiling::format;
+using harness::format;
 
 loop_policy make_policy(loop_policy_kind kind, std::optional<std::uint32_t> threshold,
                         stream_kind stream, const launch_cost_model& model) {
@@ -29,7 +29,7 @@ std::vector<policy_result> run_policies(segment_workload& workload, launch_runti
                                         const std::vector<loop_policy>& policies, int reps) {
   std::vector<policy_result> results;
   for (const loop_policy& policy : policies) {
-    auto m = profiling::measure(
+    auto m = harness::measure(
         runtime, [&](cudaStream_t s) { workload.run_async(policy, runtime, s); },
         [&](cudaStream_t s) { workload.clear_outputs(s); },
         [&] { return workload.count_mismatches(); }, reps, /*traced=*/true);
@@ -59,17 +59,13 @@ std::string threshold_cell(const policy_result& r) {
   return (r.policy.auto_threshold() ? "auto " : "") + std::to_string(*t);
 }
 
-std::string ratio_cell(const policy_result* base, const policy_result& r) {
-  if (base == nullptr || r.m.time.median_ms <= 0) return "-";
-  return format("%.2fx", base->m.time.median_ms / r.m.time.median_ms);
-}
 }  // namespace
 
 void print_results(std::ostream& out, const std::string& input, const segment_workload& workload,
                    const std::vector<policy_result>& results) {
   out << "\nloop_to_child on " << input << ": " << workload.num_segments() << " segments, "
       << workload.num_items() << " items, longest " << workload.max_segment_len() << "\n";
-  profiling::text_table table({"policy", "T", "ms", "Gitems/s", "vs serial", "vs flat",
+  harness::text_table table({"policy", "T", "ms", "Gitems/s", "vs serial", "vs flat",
                                "launches", "fallbacks", "tiny %", "warp eff", "check"});
   const policy_result* serial = find(results, loop_policy_kind::serial_loop);
   const policy_result* flat = find(results, loop_policy_kind::flat_balanced);
@@ -80,11 +76,11 @@ void print_results(std::ostream& out, const std::string& input, const segment_wo
         {to_string(r.policy.kind),
          threshold_cell(r),
          format("%.3f", ms), format("%.2f", ms > 0 ? workload.num_items() / ms / 1e6 : 0.0),
-         ratio_cell(serial, r), ratio_cell(flat, r), std::to_string(s.child_launches),
+         ratio_text(serial ? serial->m.time.median_ms : 0, ms), ratio_text(flat ? flat->m.time.median_ms : 0, ms), std::to_string(s.child_launches),
          std::to_string(s.fallbacks),
          s.child_launches > 0 ? format("%.1f", 100.0 * s.tiny_grid_share) : "-",
          s.warp_efficiency >= 0 ? format("%.3f", s.warp_efficiency) : "-",
-         !r.m.checked ? "unchecked" : r.m.mismatches == 0 ? "ok" : "FAIL " + std::to_string(r.m.mismatches)});
+         check_text(r.m)});
   }
   table.print(out);
   out << "ms: median of the timed runs (tracing off). launches, fallbacks, tiny % (child grids with"
@@ -112,25 +108,9 @@ nlohmann::json policy_params(const policy_result& r) {
   return p;
 }
 
-profiling::run_info to_run_info(const std::string& input, const segment_workload& workload,
-                                const policy_result& r) {
-  profiling::run_info run;
-  run.algorithm = "loop_to_child";
-  run.variant = to_string(r.policy.kind);
-  run.input = input;
-  run.params = policy_params(r);
-  run.ms = r.m.time.median_ms;
-  run.work = workload.num_items();
-  run.work_unit = "items";
-  run.checked = r.m.checked;
-  run.verified = r.m.checked && r.m.mismatches == 0;
-  run.mismatches = r.m.mismatches;
-  return run;
-}
-
-profiling::bench_row to_bench_row(const std::string& input, const segment_workload& workload,
+bench_row to_bench_row(const std::string& input, const segment_workload& workload,
                                   const policy_result& r) {
-  profiling::bench_row row;
+  bench_row row;
   row.family = "loop_to_child";
   row.input = input;
   row.variant = to_string(r.policy.kind);
@@ -143,10 +123,4 @@ profiling::bench_row to_bench_row(const std::string& input, const segment_worklo
   return row;
 }
 
-bool all_verified(const std::vector<policy_result>& results) {
-  for (const auto& r : results)
-    if (!r.m.checked || r.m.mismatches != 0) return false;
-  return true;
-}
-
-}  // namespace cdpkit::samples
+}  // namespace cdpkit::harness

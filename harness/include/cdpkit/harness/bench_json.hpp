@@ -1,8 +1,10 @@
 #pragma once
-// cdpkit/profiling/bench_json.hpp — benchmark documents in the shape of shared/BENCH.md
+// cdpkit/harness/bench_json.hpp — benchmark documents in the shape of docs/bench-format.md
 // (schema "cdpkit-bench/1"): one row per (family, input, variant).
 
-#include <cdpkit/profiling/measure.hpp>
+#include <cdpkit/harness/measure.hpp>
+#include <cdpkit/profiling/json_file.hpp>
+#include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 
 #include <nlohmann/json.hpp>
@@ -10,10 +12,12 @@
 #include <cstdint>
 #include <string>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 inline constexpr const char* bench_schema = "cdpkit-bench/1";
 
+/// One run of one variant on one input, described once: the benchmark's JSON row and the
+/// profile's run (to_run_info) are both made from it.
 struct bench_row {
   std::string family, input, variant;
   nlohmann::json params = nlohmann::json::object();
@@ -24,15 +28,16 @@ struct bench_row {
   measurement m;
 };
 
+/// The profile's description of the same run (cdpkit/profiling/profile.hpp).
+profiling::run_info to_run_info(const bench_row& row);
+
 /// The row's JSON: ms_median/min, reps, throughput, verified, trace (when traced).
 nlohmann::json bench_row_json(const bench_row& row);
 
 /// A bench document: schema, commit, device (from `device`), rows = [].
 nlohmann::json bench_document(nlohmann::json device);
 
-/// Write `doc` to `path` whole (temporary file renamed into place). Strings that are not valid
-/// UTF-8 are written with U+FFFD in place of the bad bytes. Throws cdpkit::input_error naming
-/// `path` on any failure; `path`.tmp is then gone and `path` is as it was.
-void write_json_file(const nlohmann::json& doc, const std::string& path);
+/// Writing the document: cdpkit::profiling::write_json_file (cdpkit/profiling/json_file.hpp).
+using profiling::write_json_file;
 
-}  // namespace cdpkit::profiling
+}  // namespace cdpkit::harness

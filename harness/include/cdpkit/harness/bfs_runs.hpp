@@ -1,12 +1,12 @@
 #pragma once
-// The BFS driver shared by the sample and the benchmark: run variants on one graph with the
+// The BFS runs shared by the sample and the benchmark: run variants on one graph with the
 // measurement protocol, check every run against the CPU reference, print the table.
 
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/launch.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
-#include <cdpkit/profiling/measure.hpp>
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/measure.hpp>
 #include <cdpkit/profiling/profile.hpp>
 
 #include <iosfwd>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace cdpkit::samples {
+namespace cdpkit::harness {
 
 struct bfs_case {
   std::string input;             ///< e.g. "rmat:22"
@@ -30,7 +30,7 @@ bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t 
 
 struct bfs_run {
   bfs_options options;
-  profiling::measurement m;
+  harness::measurement m;
   bfs_stats stats;
   int pending_launch_limit = 0;  ///< the device limit the run had (the seed raised it to n)
 };
@@ -42,8 +42,6 @@ std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& gra
 
 void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<bfs_run>& runs);
 
-profiling::run_info to_run_info(const bfs_case& c, const bfs_run& r);
-profiling::bench_row to_bench_row(const bfs_case& c, const bfs_run& r);
-bool all_verified(const std::vector<bfs_run>& runs);
+bench_row to_bench_row(const bfs_case& c, const bfs_run& r);
 
-}  // namespace cdpkit::samples
+}  // namespace cdpkit::harness

@@ -1,13 +1,13 @@
 // Timing and tracing protocol shared by the samples and the benchmarks.
 
 #include <cdpkit/error.hpp>
-#include <cdpkit/profiling/measure.hpp>
+#include <cdpkit/harness/measure.hpp>
 #include <cdpkit/wait.hpp>
 
 #include <algorithm>
 #include <string>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 namespace {
 /// A pair of CUDA events, destroyed with the scope.
@@ -82,16 +82,21 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     m.mismatches = m.timed_mismatches;
   }
   if (traced) {
-    trace_session session(runtime);
+    profiling::trace_session session(runtime);
     if (prepare) prepare(stream);
     enqueue(stream);
     CDPKIT_WAIT_STREAM(stream, runtime, "measure: traced run");
     CDPKIT_CHECK_DEVICE_ERRORS(runtime);
     m.trace = session.collect();
-    m.summary = summarize(*m.trace);
+    m.summary = profiling::summarize(*m.trace);
     if (check) m.mismatches += check();
   }
   return m;
 }
 
-}  // namespace cdpkit::profiling
+std::string check_text(const measurement& m) {
+  if (!m.checked) return "unchecked";
+  return m.mismatches == 0 ? "ok" : "FAIL " + std::to_string(m.mismatches);
+}
+
+}  // namespace cdpkit::harness

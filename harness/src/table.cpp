@@ -1,11 +1,11 @@
 #include <cdpkit/error.hpp>
-#include <cdpkit/profiling/table.hpp>
+#include <cdpkit/harness/table.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 text_table::text_table(std::vector<std::string> header) : header_(std::move(header)) {}
 
@@ -41,4 +41,9 @@ std::string format(const char* fmt, double value) {
   return buf;
 }
 
-}  // namespace cdpkit::profiling
+std::string ratio_text(double base_ms, double ms) {
+  if (!(base_ms > 0) || !(ms > 0)) return "-";
+  return format("%.2fx", base_ms / ms);
+}
+
+}  // namespace cdpkit::harness

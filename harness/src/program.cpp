@@ -1,7 +1,7 @@
 // The programs' one error path: exit codes 0/1/2/3 and a one-line message with the program name.
 
 #include <cdpkit/error.hpp>
-#include <cdpkit/profiling/program.hpp>
+#include <cdpkit/harness/program.hpp>
 #include <cdpkit/wait.hpp>
 
 #include <chrono>
@@ -13,7 +13,7 @@
 #include <string>
 #include <typeinfo>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 namespace {
 /// True for Thrust's exceptions (thrust::system_error, thrust's device bad_alloc), recognised by
@@ -70,4 +70,4 @@ int run_program(const char* name, const std::function<bool()>& body) {
   }
 }
 
-}  // namespace cdpkit::profiling
+}  // namespace cdpkit::harness

@@ -1,11 +1,11 @@
 #pragma once
-// cdpkit/profiling/table.hpp — plain-text tables for sample and benchmark output.
+// cdpkit/harness/table.hpp — plain-text tables for sample and benchmark output.
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 /// Columns are right-aligned except the first; cells are preformatted strings.
 class text_table {
@@ -23,4 +23,8 @@ class text_table {
 /// printf-style formatting of one value into a std::string.
 std::string format(const char* fmt, double value);
 
-}  // namespace cdpkit::profiling
+/// A speedup cell: base_ms / ms as "1.23x" (>1 = faster than the base), "-" when either is
+/// missing (base_ms or ms <= 0).
+std::string ratio_text(double base_ms, double ms);
+
+}  // namespace cdpkit::harness

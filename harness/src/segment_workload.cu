@@ -3,6 +3,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/harness/segment_workload.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/memory.hpp>
 #include <cdpkit/wait.hpp>
@@ -22,7 +23,7 @@
 #include <string>
 #include <utility>
 
-namespace cdpkit {
+namespace cdpkit::harness {
 
 namespace {
 
@@ -217,4 +218,4 @@ std::uint64_t segment_workload::count_mismatches() const {
   return item_mismatches + parent_mismatches;
 }
 
-}  // namespace cdpkit
+}  // namespace cdpkit::harness

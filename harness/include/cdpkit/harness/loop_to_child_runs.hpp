@@ -1,12 +1,13 @@
 #pragma once
-// The loop-to-child driver shared by the sample and the benchmark: run a list of policies on one
+// The loop-to-child runs shared by the sample and the benchmark: run a list of policies on one
 // workload with the measurement protocol, print the table with ratios, turn results into profile
 // runs and benchmark rows.
 
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
-#include <cdpkit/profiling/measure.hpp>
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/segment_workload.hpp>
+#include <cdpkit/harness/measure.hpp>
 #include <cdpkit/profiling/profile.hpp>
 
 #include <iosfwd>
@@ -14,11 +15,11 @@
 #include <string>
 #include <vector>
 
-namespace cdpkit::samples {
+namespace cdpkit::harness {
 
 struct policy_result {
   loop_policy policy;
-  profiling::measurement m;
+  harness::measurement m;
 };
 
 /// The policy of `kind` with the user's threshold (if any) and stream.
@@ -41,12 +42,8 @@ void print_results(std::ostream& out, const std::string& input, const segment_wo
 /// The params object of a run for JSON (threshold used and its source, stream, cost model).
 nlohmann::json policy_params(const policy_result& result);
 
-profiling::run_info to_run_info(const std::string& input, const segment_workload& workload,
-                                const policy_result& result);
-profiling::bench_row to_bench_row(const std::string& input, const segment_workload& workload,
+bench_row to_bench_row(const std::string& input, const segment_workload& workload,
                                   const policy_result& result);
 
-/// True when every result was checked and matched.
-bool all_verified(const std::vector<policy_result>& results);
 
-}  // namespace cdpkit::samples
+}  // namespace cdpkit::harness

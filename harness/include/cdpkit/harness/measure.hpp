@@ -1,5 +1,5 @@
 #pragma once
-// cdpkit/profiling/measure.hpp — how samples and benchmarks time and trace a variant:
+// cdpkit/harness/measure.hpp — how samples and benchmarks time and trace a variant:
 // warm-up, `reps` timed runs with tracing off (CUDA events around the whole call, host round
 // trips inside it included), then one traced run, and a result check.
 
@@ -11,9 +11,10 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 struct timing {
   double median_ms = 0.0;
@@ -36,18 +37,32 @@ double median(std::vector<double> values);
 struct measurement {
   timing time;
   std::optional<trace_snapshot> trace;  ///< the traced run's trace (when traced)
-  trace_summary summary;                ///< of the traced run
+  profiling::trace_summary summary;                ///< of the traced run
   bool checked = false;
   /// Mismatches of the last timed (untraced) run plus those of the traced run; 0 = verified.
   std::uint64_t mismatches = 0;
   std::uint64_t timed_mismatches = 0;   ///< of the last timed run alone
 };
 
-/// The whole protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
+/// True when the run's output was checked and matched (timed and traced runs alike).
+inline bool verified(const measurement& m) noexcept { return m.checked && m.mismatches == 0; }
+
+/// True when every result (any type with a `measurement m` member) was checked and matched.
+template <class Results>
+bool all_verified(const Results& results) {
+  for (const auto& r : results)
+    if (!verified(r.m)) return false;
+  return true;
+}
+
+/// The check column of the tables: "ok", "FAIL <mismatches>" or "unchecked".
+std::string check_text(const measurement& m);
+
+/// The protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
 /// output, then if `traced`, one more run inside a trace_session and `check` of its output.
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,
                     cudaStream_t stream = nullptr);
 
-}  // namespace cdpkit::profiling
+}  // namespace cdpkit::harness

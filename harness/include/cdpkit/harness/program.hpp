@@ -1,10 +1,10 @@
 #pragma once
-// cdpkit/profiling/program.hpp — the one error path of the sample and benchmark programs.
+// cdpkit/harness/program.hpp — the one error path of the sample and benchmark programs.
 //
 //   int main(int argc, char** argv) {
 //     CLI::App app{"..."};
 //     ... add options ...
-//     return cdpkit::profiling::run_program("my_sample", app, argc, argv, [&] { ...; return ok; });
+//     return cdpkit::harness::run_program("my_sample", app, argc, argv, [&] { ...; return ok; });
 //   }
 //
 // Exit codes: 0 every result check passed; 1 a result check failed; 2 bad arguments or input
@@ -13,13 +13,16 @@
 // is one line on stderr that starts with the program's name.
 
 #include <cdpkit/launch.hpp>
+#include <cdpkit/version.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <functional>
 #include <iostream>
+#include <string>
+#include <vector>
 
-namespace cdpkit::profiling {
+namespace cdpkit::harness {
 
 /// Run a program's body behind the error path above (the command line already parsed).
 /// After a watchdog timeout the device is still busy with the stuck work, so the process then
@@ -42,10 +45,26 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
       ->check(CLI::Range(0, 1 << 23));
 }
 
-/// Add --timeout, parse the command line (errors: "<name>: <what>", exit 2; --help: exit 0),
-/// then run the body as run_program(name, body) does.
+/// The values a comma-separated list option names, in the order given: "all" stands for every
+/// value of `all` (in its order); any other name goes through `parse`, which throws
+/// cdpkit::input_error naming the bad value and the choices. An empty list means "all".
+template <class T, class Parse>
+std::vector<T> parse_name_list(const std::vector<std::string>& names, const std::vector<T>& all,
+                               Parse parse) {
+  std::vector<T> out;
+  for (const std::string& name : names) {
+    if (name == "all") out.insert(out.end(), all.begin(), all.end());
+    else out.push_back(parse(name));
+  }
+  return names.empty() ? all : out;
+}
+
+/// Add --timeout and --version, parse the command line (errors: "<name>: <what>", exit 2;
+/// --help and --version: exit 0), then run the body as run_program(name, body) does.
 inline int run_program(const char* name, CLI::App& app, int argc, char** argv,
                        const std::function<bool()>& body) {
+  app.set_version_flag("--version", std::string(name) + " (cdpkit " + version::string + ", " +
+                                        version::commit + ")");
   double timeout_s = 0.0;
   app.add_option("--timeout", timeout_s,
                  "watchdog: seconds any wait for the GPU may take before the program stops with "
@@ -64,4 +83,4 @@ inline int run_program(const char* name, CLI::App& app, int argc, char** argv,
   });
 }
 
-}  // namespace cdpkit::profiling
+}  // namespace cdpkit::harness

@@ -1,12 +1,12 @@
-#include "bfs_driver.hpp"
+#include <cdpkit/harness/bfs_runs.hpp>
 
-#include <cdpkit/profiling/table.hpp>
+#include <cdpkit/harness/table.hpp>
 
 #include <ostream>
 
-namespace cdpkit::samples {
+namespace cdpkit::harness {
 
-using profiling::format;
+using harness::format;
 
 bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t source) {
   bfs_case c{std::move(input), &graph, source, bfs_reference(graph, source), 0, 0};
@@ -25,7 +25,7 @@ std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& gra
     if (o.variant == bfs_variant::device_driver && !o.threshold)
       o.threshold = default_bfs_threshold(*c.graph, o, runtime.pending_budget());
     bfs_stats stats;
-    auto m = profiling::measure(
+    auto m = harness::measure(
         runtime, [&](cudaStream_t s) { stats = engine.run(c.source, o, runtime, s); }, {},
         [&] {
           const auto got = engine.levels();
@@ -46,11 +46,6 @@ const bfs_run* find(const std::vector<bfs_run>& runs, bfs_variant v) {
   return nullptr;
 }
 
-std::string ratio(const bfs_run* base, const bfs_run& r) {
-  if (base == nullptr || r.m.time.median_ms <= 0) return "-";
-  return format("%.2fx", base->m.time.median_ms / r.m.time.median_ms);
-}
-
 std::string threshold_cell(const bfs_run& r) {
   switch (r.options.variant) {
     case bfs_variant::vertex_loop:
@@ -69,7 +64,7 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
       << c.graph->num_edges() << " directed edges, max degree " << c.graph->max_degree()
       << "; source " << c.source << ", " << c.num_levels << " levels, " << c.traversed_edges
       << " edges in the reached component\n";
-  profiling::text_table table({"variant", "T", "limit", "ms", "GTEPS", "levels", "vs vertex_loop",
+  harness::text_table table({"variant", "T", "limit", "ms", "GTEPS", "levels", "vs vertex_loop",
                                "vs edge_bal",
                                "launches", "tiny %", "fallbacks", "pending hw", "warp eff",
                                "check"});
@@ -81,14 +76,12 @@ void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<b
     table.add_row({to_string(r.options.variant), threshold_cell(r),
                    std::to_string(r.pending_launch_limit), format("%.3f", ms),
                    format("%.2f", ms > 0 ? c.traversed_edges / ms / 1e6 : 0.0),
-                   std::to_string(r.stats.num_levels), ratio(base, r),
-                   ratio(flat, r), std::to_string(s.child_launches),
+                   std::to_string(r.stats.num_levels), ratio_text(base ? base->m.time.median_ms : 0, ms),
+                   ratio_text(flat ? flat->m.time.median_ms : 0, ms), std::to_string(s.child_launches),
                    s.child_launches > 0 ? format("%.1f", 100.0 * s.tiny_grid_share) : "-",
                    std::to_string(s.fallbacks), std::to_string(s.pending_high_water),
                    s.warp_efficiency >= 0 ? format("%.3f", s.warp_efficiency) : "-",
-                   !r.m.checked ? "unchecked"
-                   : r.m.mismatches == 0 ? "ok"
-                                         : "FAIL " + std::to_string(r.m.mismatches)});
+                   check_text(r.m)});
   }
   table.print(out);
   out << "ms: median of timed runs (tracing off), whole BFS incl. the host's per-level round trips."
@@ -112,23 +105,8 @@ nlohmann::json params_of(const bfs_run& r) {
 }
 }  // namespace
 
-profiling::run_info to_run_info(const bfs_case& c, const bfs_run& r) {
-  profiling::run_info run;
-  run.algorithm = "bfs";
-  run.variant = to_string(r.options.variant);
-  run.input = c.input;
-  run.params = params_of(r);
-  run.ms = r.m.time.median_ms;
-  run.work = c.traversed_edges;
-  run.work_unit = "edges";
-  run.checked = r.m.checked;
-  run.verified = r.m.checked && r.m.mismatches == 0;
-  run.mismatches = r.m.mismatches;
-  return run;
-}
-
-profiling::bench_row to_bench_row(const bfs_case& c, const bfs_run& r) {
-  profiling::bench_row row;
+bench_row to_bench_row(const bfs_case& c, const bfs_run& r) {
+  bench_row row;
   row.family = "bfs";
   row.input = c.input;
   row.variant = to_string(r.options.variant);
@@ -141,10 +119,4 @@ profiling::bench_row to_bench_row(const bfs_case& c, const bfs_run& r) {
   return row;
 }
 
-bool all_verified(const std::vector<bfs_run>& runs) {
-  for (const auto& r : runs)
-    if (!r.m.checked || r.m.mismatches != 0) return false;
-  return true;
-}
-
-}  // namespace cdpkit::samples
+}  // namespace cdpkit::harness

@@ -1,9 +1,7 @@
-// Benchmark rows and documents (BENCH.md shape).
+// Writing a JSON document to a file whole: printed first, then a temporary file renamed into place.
 
 #include <cdpkit/error.hpp>
-#include <cdpkit/profiling/bench_json.hpp>
-#include <cdpkit/profiling/profile.hpp>
-#include <cdpkit/version.hpp>
+#include <cdpkit/profiling/json_file.hpp>
 
 #include <cerrno>
 #include <cstdio>
@@ -12,44 +10,6 @@
 #include <fstream>
 
 namespace cdpkit::profiling {
-
-nlohmann::json bench_row_json(const bench_row& row) {
-  const double ms = row.m.time.median_ms;
-  nlohmann::json j = {{"family", row.family},
-                      {"input", row.input},
-                      {"variant", row.variant},
-                      {"params", row.params},
-                      {"n", row.n},
-                      {"work", row.work},
-                      {"work_unit", row.work_unit},
-                      {"ms_median", ms},
-                      {"ms_min", row.m.time.min_ms},
-                      {"reps", row.m.time.reps},
-                      {"throughput", ms > 0 ? static_cast<double>(row.work) / ms / 1e6 : 0.0},
-                      {"throughput_unit", row.throughput_unit},
-                      {"verified", row.m.checked && row.m.mismatches == 0}};
-  if (row.m.trace) {
-    const trace_summary& s = row.m.summary;
-    j["params"]["traced_run"] = "separate run with tracing on; timings are from untraced runs";
-    j["trace"] = {{"child_launches", s.child_launches},
-                  {"fallbacks", s.fallbacks},
-                  {"failed_launches", s.failed_launches},
-                  {"tiny_grid_share", s.tiny_grid_share},
-                  {"max_depth", s.max_depth},
-                  {"pending_high_water", s.pending_high_water},
-                  {"warp_efficiency",
-                   s.warp_efficiency < 0 ? nlohmann::json() : nlohmann::json(s.warp_efficiency)}};
-  }
-  return j;
-}
-
-nlohmann::json bench_document(nlohmann::json device) {
-  return {{"schema", bench_schema},
-          {"commit", version::commit},
-          {"device", std::move(device)},
-          {"build", build_json()},
-          {"rows", nlohmann::json::array()}};
-}
 
 void write_json_file(const nlohmann::json& doc, const std::string& path) {
   if (path.empty()) throw input_error("empty output path");

@@ -1,0 +1,64 @@
+// Benchmark rows and documents (docs/bench-format.md shape).
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/version.hpp>
+
+
+namespace cdpkit::harness {
+
+profiling::run_info to_run_info(const bench_row& row) {
+  profiling::run_info run;
+  run.algorithm = row.family;
+  run.variant = row.variant;
+  run.input = row.input;
+  run.params = row.params;
+  run.ms = row.m.time.median_ms;
+  run.work = row.work;
+  run.work_unit = row.work_unit;
+  run.checked = row.m.checked;
+  run.verified = verified(row.m);
+  run.mismatches = row.m.mismatches;
+  return run;
+}
+
+nlohmann::json bench_row_json(const bench_row& row) {
+  const double ms = row.m.time.median_ms;
+  nlohmann::json j = {{"family", row.family},
+                      {"input", row.input},
+                      {"variant", row.variant},
+                      {"params", row.params},
+                      {"n", row.n},
+                      {"work", row.work},
+                      {"work_unit", row.work_unit},
+                      {"ms_median", ms},
+                      {"ms_min", row.m.time.min_ms},
+                      {"reps", row.m.time.reps},
+                      {"throughput", ms > 0 ? static_cast<double>(row.work) / ms / 1e6 : 0.0},
+                      {"throughput_unit", row.throughput_unit},
+                      {"verified", verified(row.m)}};
+  if (row.m.trace) {
+    const profiling::trace_summary& s = row.m.summary;
+    j["params"]["traced_run"] = "separate run with tracing on; timings are from untraced runs";
+    j["trace"] = {{"child_launches", s.child_launches},
+                  {"fallbacks", s.fallbacks},
+                  {"failed_launches", s.failed_launches},
+                  {"tiny_grid_share", s.tiny_grid_share},
+                  {"max_depth", s.max_depth},
+                  {"pending_high_water", s.pending_high_water},
+                  {"warp_efficiency",
+                   s.warp_efficiency < 0 ? nlohmann::json() : nlohmann::json(s.warp_efficiency)}};
+  }
+  return j;
+}
+
+nlohmann::json bench_document(nlohmann::json device) {
+  return {{"schema", bench_schema},
+          {"commit", version::commit},
+          {"device", std::move(device)},
+          {"build", profiling::build_json()},
+          {"rows", nlohmann::json::array()}};
+}
+
+}  // namespace cdpkit::harness
