@@ -117,6 +117,7 @@ profiling::run_info to_run_info(const bfs_case& c, const bfs_run& r) {
   run.algorithm = "bfs";
   run.variant = to_string(r.options.variant);
   run.input = c.input;
+  run.baseline = to_string(bfs_variant::vertex_loop);  // the ratios compare to the lecture's baseline
   run.params = params_of(r);
   run.ms = r.m.time.median_ms;
   run.work = c.traversed_edges;

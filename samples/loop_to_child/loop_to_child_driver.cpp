@@ -118,6 +118,7 @@ profiling::run_info to_run_info(const std::string& input, const segment_workload
   run.algorithm = "loop_to_child";
   run.variant = to_string(r.policy.kind);
   run.input = input;
+  run.baseline = to_string(loop_policy_kind::serial_loop);  // the ratios compare to Fig. 21.4
   run.params = policy_params(r);
   run.ms = r.m.time.median_ms;
   run.work = workload.num_items();
