@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <limits>
+#include <type_traits>
 
 namespace cdpkit::schema {
 
