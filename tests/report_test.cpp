@@ -178,15 +178,16 @@ TEST_CASE("a valid profile is read into its runs sites and records") {
   CHECK(t.site(16)->launched == 100u);
   CHECK(t.site(16)->failed_by_error[0].code == 69);
   CHECK(t.records.size() == 3);
-  CHECK_FALSE(t.records[0].parent.has_value());
+  CHECK(t.records[0].parent == cdpkit::no_record);  // no parent: launched from the host grid
   CHECK(t.records[2].parent == 1u);
 }
 
 TEST_CASE("malformed truncated and wrong-version profiles name the file and the field") {
   CHECK(parse_error(json::array()) == "p.json: /: expected a JSON object");
   auto doc = valid_profile();
-  doc["schema"] = "cdpkit-profile/2";
-  CHECK(parse_error(doc) == "p.json: /schema: unsupported schema 'cdpkit-profile/2' (this tool reads cdpkit-profile/1)");
+  doc["schema"] = "cdpkit-profile/3";
+  CHECK(parse_error(doc) == "p.json: /schema: unsupported schema 'cdpkit-profile/3' (this tool reads "
+                            "cdpkit-profile/2 and cdpkit-profile/1)");
   doc = valid_profile();
   doc["runs"][1].erase("ms");
   CHECK(parse_error(doc) == "p.json: /runs/1/ms: missing");

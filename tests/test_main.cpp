@@ -12,7 +12,9 @@
 
 #include "gpu.hpp"
 
+#ifndef CDPKIT_NO_CUDA
 #include <cuda_runtime_api.h>
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +25,9 @@
 
 namespace cdpkit_test {
 
+#ifdef CDPKIT_NO_CUDA
+bool gpu_available() { return false; }  // built without CUDA (CDPKIT_WITH_CUDA=OFF): host cases only
+#else
 bool gpu_available() {
   static const bool available = [] {
     int count = 0;
@@ -32,6 +37,7 @@ bool gpu_available() {
   }();
   return available;
 }
+#endif
 
 }  // namespace cdpkit_test
 

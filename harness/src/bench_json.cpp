@@ -13,6 +13,7 @@ profiling::run_info to_run_info(const bench_row& row) {
   run.algorithm = row.family;
   run.variant = row.variant;
   run.input = row.input;
+  run.baseline = row.baseline;
   run.params = row.params;
   run.ms = row.m.time.median_ms;
   run.work = row.work;

@@ -110,6 +110,7 @@ bench_row to_bench_row(const bfs_case& c, const bfs_run& r) {
   row.family = "bfs";
   row.input = c.input;
   row.variant = to_string(r.options.variant);
+  row.baseline = to_string(bfs_variant::vertex_loop);  // the ratios compare to the lecture's baseline
   row.params = params_of(r);
   row.n = c.graph->num_vertices;
   row.work = c.traversed_edges;

@@ -114,6 +114,7 @@ bench_row to_bench_row(const std::string& input, const segment_workload& workloa
   row.family = "loop_to_child";
   row.input = input;
   row.variant = to_string(r.policy.kind);
+  row.baseline = to_string(loop_policy_kind::serial_loop);  // the ratios compare to Fig. 21.4
   row.params = policy_params(r);
   row.n = workload.num_segments();
   row.work = workload.num_items();

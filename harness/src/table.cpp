@@ -2,7 +2,6 @@
 #include <cdpkit/harness/table.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <ostream>
 
 namespace cdpkit::harness {
@@ -33,12 +32,6 @@ void text_table::print(std::ostream& out) const {
   for (auto w : width) total += w + 2;
   out << std::string(total - 2, '-') << '\n';
   for (const auto& r : rows_) line(r);
-}
-
-std::string format(const char* fmt, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, value);
-  return buf;
 }
 
 std::string ratio_text(double base_ms, double ms) {

@@ -1,32 +1,23 @@
+// The report's arithmetic, once per profile: bands, launch tree, baselines, comparison and
+// findings. The renderers only render what analyze() and compare() return.
+
 #include <cdpkit/report/analysis.hpp>
+#include <cdpkit/schema/text.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace cdpkit::report {
 
 namespace {
 
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, share >= 0.1 || share == 0 ? "%.0f%%" : "%.1f%%", 100.0 * share);
-  return buf;
-}
-
-std::string number(std::uint64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using schema::fixed;
+using schema::percent;
+std::string number(std::uint64_t v) { return schema::grouped(v); }
 
 std::uint64_t sum_buckets(const std::array<std::uint64_t, log2_buckets>& h, int last) {
   std::uint64_t s = 0;
@@ -68,6 +59,7 @@ std::vector<band> underutilized_bands(const site_profile& site, const trace_prof
     band b;
     b.name = s.name;
     b.histogram = s.histogram;
+    b.limit = s.limit;
     b.last_bucket = last_bucket_below(s.limit);
     b.launches_total = total;
     b.launches_in = sum_buckets(*s.h, b.last_bucket);
@@ -75,8 +67,8 @@ std::vector<band> underutilized_bands(const site_profile& site, const trace_prof
     // thread share from the records of this site
     double in = 0, all = 0;
     for (const auto& r : trace.records) {
-      if (r.site != site.id || r.outcome != "launched") continue;
-      const double threads = 1.0 * r.blocks * r.block_threads;
+      if (r.site != site.id || r.outcome != static_cast<std::uint8_t>(launch_outcome::launched)) continue;
+      const double threads = 1.0 * r.blocks * r.child_block_threads;
       const std::uint64_t value = s.histogram == "work" ? r.work : s.histogram == "blocks" ? r.blocks
                                                                                          : static_cast<std::uint64_t>(threads);
       all += threads;
@@ -94,18 +86,18 @@ std::vector<band> underutilized_bands(const site_profile& site, const trace_prof
 launch_tree build_launch_tree(const trace_profile& trace) {
   launch_tree t;
   t.from_sample = trace.records.size() < trace.records_requested;
-  std::map<std::uint32_t, const launch_rec*> by_id;
+  std::map<std::uint32_t, const launch_record*> by_id;
   for (const auto& r : trace.records) by_id[r.id] = &r;
   std::map<std::pair<int, int>, std::pair<std::uint64_t, double>> nodes;  // (depth, site) -> (n, work)
   std::map<std::tuple<int, int, int>, std::uint64_t> edges;              // (depth, parent, child)
   for (const auto& r : trace.records) {
-    if (r.outcome != "launched") continue;
+    if (r.outcome != static_cast<std::uint8_t>(launch_outcome::launched)) continue;
     auto& n = nodes[{r.depth, r.site}];
     ++n.first;
-    n.second += r.work > 0 ? r.work : 1.0 * r.blocks * r.block_threads;
+    n.second += r.work > 0 ? r.work : 1.0 * r.blocks * r.child_block_threads;
     int parent_site = -1;
-    if (r.parent) {
-      const auto it = by_id.find(*r.parent);
+    if (r.parent != no_record) {
+      const auto it = by_id.find(r.parent);
       parent_site = it != by_id.end() ? it->second->site : -2;  // -2: parent record not kept
     }
     ++edges[{r.depth, parent_site, r.site}];
@@ -114,8 +106,7 @@ launch_tree build_launch_tree(const trace_profile& trace) {
     tree_node n;
     n.depth = key.first;
     n.site = key.second;
-    const site_profile* s = trace.site(key.second);
-    n.site_name = s != nullptr ? s->name : "site." + std::to_string(key.second);
+    n.site_name = trace.site_name(key.second);
     n.launches = value.first;
     n.mean_work = value.second / static_cast<double>(value.first);
     t.nodes.push_back(std::move(n));
@@ -127,20 +118,20 @@ launch_tree build_launch_tree(const trace_profile& trace) {
 
 std::optional<std::size_t> baseline_of(const profile& p, std::size_t run) {
   const run_profile& r = p.runs[run];
-  const std::string preferred = r.algorithm == "loop_to_child" ? "serial_loop"
-                                : r.algorithm == "bfs"          ? "vertex_loop"
-                                                                : "";
   std::optional<std::size_t> first;
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const run_profile& o = p.runs[k];
     if (o.algorithm != r.algorithm || o.input != r.input) continue;
     if (!first) first = k;
-    if (!preferred.empty() && o.variant == preferred) return k;
+    if (!r.baseline.empty() && o.variant == r.baseline) return k;
   }
-  return preferred.empty() ? first : std::nullopt;
+  return r.baseline.empty() ? first : std::nullopt;
 }
 
-std::vector<finding> findings(const profile& p) {
+namespace {
+
+/// The findings of one profile, from its analysed runs (steps 1-5, most important first).
+std::vector<finding> make_findings(const profile& p, const std::vector<run_analysis>& runs) {
   std::vector<finding> out;
   // 1. failed checks first
   for (const auto& r : p.runs) {
@@ -152,20 +143,17 @@ std::vector<finding> findings(const profile& p) {
       out.push_back({severity::warning, r.algorithm + " " + r.variant + " on " + r.input +
                                             " was not checked against a reference."});
   }
-  for (const auto& r : p.runs) {
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    const run_profile& r = p.runs[k];
     if (!r.trace) continue;
     const trace_profile& t = *r.trace;
+    const trace_summary& sum = t.summary;
     const std::string run_name = r.variant + " (" + r.input + ")";
     // 2. tiny grids per launch site
-    std::uint64_t fallbacks = 0, budget = 0, depth = 0, errors = 0;
-    for (const auto& s : t.sites) {
-      fallbacks += s.fallbacks();
-      budget += s.fallback_budget;
-      depth += s.fallback_depth;
-      errors += s.fallback_error;
+    for (const site_analysis& sa : runs[k].sites) {
+      const site_profile& s = *sa.site;
       if (s.launched == 0) continue;
-      const auto bands = underutilized_bands(s, t, p.device.sms > 0 ? p.device.sms : 1);
-      const band& tiny = bands.front();
+      const band& tiny = sa.bands.front();
       if (tiny.launch_share >= 0.25 && tiny.launches_in >= 32) {
         std::string text = run_name + ": " + percent(tiny.launch_share) + " of the " + number(s.launched) +
                            " child grids launched at " + s.name + " have " + tiny.name +
@@ -179,16 +167,16 @@ std::vector<finding> findings(const profile& p) {
       }
     }
     // 3. pending launches and fallbacks
-    const std::uint64_t ceiling = std::min(t.pending_limit, t.pending_budget);
-    if (fallbacks > 0 || (ceiling > 0 && t.pending_high_water >= ceiling)) {
+    const std::uint64_t ceiling = runs[k].pending_ceiling;
+    if (sum.fallbacks > 0 || (ceiling > 0 && t.pending_high_water >= ceiling)) {
       std::string text = run_name + ": pending launches reached " + number(t.pending_high_water) + " of " +
                          number(ceiling) + " (device limit " + number(t.pending_limit) + ", budget " +
-                         number(t.pending_budget) + "): " + number(fallbacks) +
+                         number(t.pending_budget) + "): " + number(sum.fallbacks) +
                          " launches fell back to inline work";
       std::vector<std::string> parts;
-      if (budget > 0) parts.push_back(number(budget) + " over the budget");
-      if (errors > 0) {
-        std::string e = number(errors) + " refused by the device";
+      if (sum.fallback_budget > 0) parts.push_back(number(sum.fallback_budget) + " over the budget");
+      if (sum.failed_launches > 0) {
+        std::string e = number(sum.failed_launches) + " refused by the device";
         std::set<std::string> names;
         for (const auto& s : t.sites)
           for (const auto& f : s.failed_by_error) names.insert(f.name + " (" + std::to_string(f.code) + ")");
@@ -202,21 +190,21 @@ std::vector<finding> findings(const profile& p) {
         }
         parts.push_back(e);
       }
-      if (depth > 0) parts.push_back(number(depth) + " at the depth cap of " + number(t.max_depth_limit));
+      if (sum.fallback_depth > 0)
+        parts.push_back(number(sum.fallback_depth) + " at the depth cap of " + number(t.max_depth_limit));
       if (!parts.empty()) {
         text += " (";
-        for (std::size_t k = 0; k < parts.size(); ++k) text += (k ? "; " : "") + parts[k];
+        for (std::size_t j = 0; j < parts.size(); ++j) text += (j ? "; " : "") + parts[j];
         text += ")";
       }
       text += ". No work was lost; a threshold or aggregation would launch fewer, larger grids.";
-      out.push_back({fallbacks > 0 ? severity::warning : severity::info, text});
+      out.push_back({sum.fallbacks > 0 ? severity::warning : severity::info, text});
     }
-    // 4. divergence
+    // 4. divergence: inside child grids, the grids are too small; elsewhere, the loop diverges
     for (const auto& s : t.sites) {
       if (!s.probe.step_efficiency || s.probe.steps == 0) continue;
       const double e = *s.probe.step_efficiency;
-      const bool in_children = s.name.size() >= 11 && s.name.compare(s.name.size() - 11, 11, "child_items") == 0;
-      if (e < 0.5 && in_children) {
+      if (e < 0.5 && s.role == site_role::child_probe) {
         out.push_back({severity::warning,
                        run_name + ": inside the child grids (" + s.name + "), warps had " + percent(e) +
                            " of their lanes busy (" + fixed(32 * e, 1) +
@@ -245,7 +233,7 @@ std::vector<finding> findings(const profile& p) {
     if (p.runs[k].verified && (it == best.end() || p.runs[k].ms < p.runs[it->second].ms)) best[key] = k;
   }
   for (const auto& [key, k] : best) {
-    const auto base = baseline_of(p, k);
+    const auto& base = runs[k].baseline;
     std::string text = "Fastest verified variant for " + key.first + " on " + key.second + ": " +
                        p.runs[k].variant + " (" + fixed(p.runs[k].ms, 3) + " ms";
     if (base && *base != k && p.runs[k].ms > 0)
@@ -256,6 +244,68 @@ std::vector<finding> findings(const profile& p) {
     return static_cast<int>(a.level) > static_cast<int>(b.level);
   });
   return out;
+}
+
+}  // namespace
+
+profile_analysis analyze(const profile& p) {
+  profile_analysis a;
+  a.source = &p;
+  a.runs.resize(p.runs.size());
+  const std::uint64_t sms = std::max<std::uint64_t>(1, p.device.sms);
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    const run_profile& r = p.runs[k];
+    run_analysis& ra = a.runs[k];
+    ra.baseline = baseline_of(p, k);
+    if (ra.baseline && r.ms > 0) ra.speedup = p.runs[*ra.baseline].ms / r.ms;
+    ra.throughput = r.ms > 0 ? static_cast<double>(r.work) / r.ms / 1e6 : 0;
+    if (!r.trace) continue;
+    const trace_profile& t = *r.trace;
+    for (const auto& s : t.sites) {
+      if (s.requests == 0 && s.launched == 0) continue;
+      site_analysis sa;
+      sa.site = &s;
+      if (s.launched > 0) sa.bands = underutilized_bands(s, t, sms, p.device.max_threads_per_sm);
+      ra.sites.push_back(std::move(sa));
+    }
+    if (t.summary.child_launches > 0) {
+      ra.tree = build_launch_tree(t);
+      ra.launches_by_depth.assign(64, 0);
+      int deepest = 1;
+      for (const auto& s : t.sites)
+        for (std::size_t d = 0; d < s.depth_hist.size() && d < 64; ++d) {
+          ra.launches_by_depth[d] += s.depth_hist[d];
+          if (s.depth_hist[d] > 0) deepest = std::max(deepest, static_cast<int>(d));
+        }
+      ra.launches_by_depth.resize(static_cast<std::size_t>(deepest) + 1);
+    }
+    ra.pending_ceiling = std::min(t.pending_limit, t.pending_budget);
+  }
+  a.findings = make_findings(p, a.runs);
+  return a;
+}
+
+std::vector<finding> findings(const profile& p) { return analyze(p).findings; }
+
+std::vector<comparison_row> compare(const std::vector<profile>& profiles) {
+  std::set<std::tuple<std::string, std::string, std::string>> keys;
+  for (const auto& p : profiles)
+    for (const auto& r : p.runs) keys.insert({r.algorithm, r.input, r.variant});
+  std::vector<comparison_row> rows;
+  for (const auto& [alg, input, variant] : keys) {
+    comparison_row row{alg, input, variant, {}, {}};
+    for (std::size_t k = 0; k < profiles.size(); ++k) {
+      std::optional<double> ms;
+      for (const auto& r : profiles[k].runs)
+        if (r.algorithm == alg && r.input == input && r.variant == variant) ms = r.ms;
+      row.ms.push_back(ms);
+      const auto& first = row.ms.front();
+      row.delta.push_back(k > 0 && ms && first && *first > 0 ? std::optional<double>((*ms - *first) / *first)
+                                                             : std::nullopt);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 }  // namespace cdpkit::report

@@ -158,7 +158,7 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     r.id = record;
     r.parent = parent.record;
     r.blocks = blocks;
-    r.block_threads = block_threads;
+    r.child_block_threads = block_threads;
     r.work = work;
     r.site = site;
     r.depth = depth;

@@ -55,17 +55,6 @@ struct launch_config {
   std::uint32_t trace_record_capacity = 1u << 16;
 };
 
-/// Everything the trace holds after a run, copied to the host.
-struct trace_snapshot {
-  std::vector<site_counters> sites;     ///< trace_limits::max_sites entries, indexed by site id
-  std::vector<launch_record> records;   ///< min(requested, capacity) records, in id order
-  trace_totals totals{};
-  std::uint64_t records_dropped = 0;    ///< requested - stored
-  int pending_launch_limit = 0;         ///< the device's cudaLimitDevRuntimePendingLaunchCount
-  int pending_budget = 0;
-  int max_depth = 0;
-};
-
 namespace detail {
 struct runtime_storage;
 }

@@ -178,25 +178,10 @@ struct runtime_storage {
 
 }  // namespace detail
 
-const char* to_string(stream_kind kind) noexcept {
-  switch (kind) {
-    case stream_kind::fire_and_forget: return "fire_and_forget";
-    case stream_kind::named_per_thread: return "named_per_thread";
-    case stream_kind::null_stream: return "null_stream";
-    case stream_kind::tail: return "tail";
-  }
-  return "unknown";
-}
+// The names are the profile's (cdpkit/schema/trace_format.hpp): defined once, there.
+const char* to_string(stream_kind kind) noexcept { return schema::name(kind); }
 
-const char* to_string(launch_outcome outcome) noexcept {
-  switch (outcome) {
-    case launch_outcome::launched: return "launched";
-    case launch_outcome::fallback_budget: return "fallback_budget";
-    case launch_outcome::fallback_depth: return "fallback_depth";
-    case launch_outcome::fallback_error: return "fallback_error";
-  }
-  return "unknown";
-}
+const char* to_string(launch_outcome outcome) noexcept { return schema::name(outcome); }
 
 stream_kind parse_stream_kind(const std::string& name) {
   return detail::parse_enum_name(name, "stream kind", stream_kinds);

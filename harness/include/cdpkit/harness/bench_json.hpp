@@ -3,9 +3,9 @@
 // (schema "cdpkit-bench/1"): one row per (family, input, variant).
 
 #include <cdpkit/harness/measure.hpp>
-#include <cdpkit/profiling/json_file.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
+#include <cdpkit/schema/text.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +20,8 @@ inline constexpr const char* bench_schema = "cdpkit-bench/1";
 /// profile's run (to_run_info) are both made from it.
 struct bench_row {
   std::string family, input, variant;
+  /// The variant this run's ratios compare to among the runs of its input (e.g. "serial_loop").
+  std::string baseline;
   nlohmann::json params = nlohmann::json::object();
   std::uint64_t n = 0;
   std::uint64_t work = 0;
@@ -37,7 +39,7 @@ nlohmann::json bench_row_json(const bench_row& row);
 /// A bench document: schema, commit, device (from `device`), rows = [].
 nlohmann::json bench_document(nlohmann::json device);
 
-/// Writing the document: cdpkit::profiling::write_json_file (cdpkit/profiling/json_file.hpp).
-using profiling::write_json_file;
+/// Writing the document: the schema layer's atomic write (cdpkit/schema/text.hpp).
+using schema::write_json_file;
 
 }  // namespace cdpkit::harness

@@ -1,6 +1,8 @@
 #pragma once
 // cdpkit/harness/table.hpp — plain-text tables for sample and benchmark output.
 
+#include <cdpkit/schema/text.hpp>
+
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -20,8 +22,8 @@ class text_table {
   std::vector<std::vector<std::string>> rows_;
 };
 
-/// printf-style formatting of one value into a std::string.
-std::string format(const char* fmt, double value);
+/// printf-style formatting of one value: the schema layer's, shared with the reports.
+using schema::format;
 
 /// A speedup cell: base_ms / ms as "1.23x" (>1 = faster than the base), "-" when either is
 /// missing (base_ms or ms <= 0).

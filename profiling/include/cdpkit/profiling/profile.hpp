@@ -1,9 +1,12 @@
 #pragma once
-// cdpkit/profiling/profile.hpp — the profile JSON document (schema "cdpkit-profile/1", see
-// profiling/README.md): device and build information, runs, and per-run launch traces.
+// cdpkit/profiling/profile.hpp — the profile JSON document (schema cdpkit::schema::profile_schema,
+// "cdpkit-profile/2", see profiling/README.md): device and build information, runs, and per-run
+// launch traces. The format itself (types, JSON, version, summary) is the schema layer's
+// (cdpkit/schema/profile.hpp); this is the writer that fills it from the device and a snapshot.
 
 #include <cdpkit/launch.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
+#include <cdpkit/schema/profile.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -13,13 +16,16 @@
 
 namespace cdpkit::profiling {
 
-inline constexpr const char* profile_schema = "cdpkit-profile/1";
+inline constexpr const char* profile_schema = schema::profile_schema;
 
 /// One algorithm run, as it goes into the profile.
 struct run_info {
   std::string algorithm;     ///< family: "loop_to_child", "bfs", ...
   std::string variant;       ///< the library's variant name: "thresholded", ...
   std::string input;         ///< e.g. "power_law:1048576"
+  /// The variant the run is compared to among the runs of the same algorithm and input (e.g.
+  /// "serial_loop"); empty: the first run of that input.
+  std::string baseline;
   nlohmann::json params = nlohmann::json::object();  ///< variant parameters (threshold, stream...)
   double ms = 0.0;           ///< wall time of the run (CUDA events)
   std::uint64_t work = 0;    ///< items / edges / keys processed
@@ -33,10 +39,14 @@ struct run_info {
 nlohmann::json device_json();
 /// The build: version, commit, architectures, build type, NVTX on/off.
 nlohmann::json build_json();
-/// A launch trace in the profile's form (sites with activity only; up to max_records records).
+/// A snapshot in the document's form: sites with activity only, named by the library's site
+/// registry (cdpkit::sites::site_name) with their roles, launch errors named by the CUDA runtime,
+/// its first `max_records` records, and its summary (schema::make_trace).
+schema::trace_profile trace_profile_of(const trace_snapshot& snapshot, std::size_t max_records = 65536);
+/// A launch trace in the profile's form: schema::trace_json(trace_profile_of(snapshot, max_records)).
 nlohmann::json trace_json(const trace_snapshot& snapshot, std::size_t max_records = 65536);
-/// The summary in the profile's form.
-nlohmann::json summary_json(const trace_summary& summary);
+/// The summary in the profile's form (schema::summary_json).
+using schema::summary_json;
 
 /// Accumulates runs and writes one profile document.
 class profile_document {
@@ -52,8 +62,9 @@ class profile_document {
 
   [[nodiscard]] const nlohmann::json& json() const noexcept { return doc_; }
 
-  /// Write the document to `path` through a temporary file renamed into place, so a failed write
-  /// never leaves a partial profile. Throws cdpkit::input_error naming the path on failure.
+  /// Write the document to `path` through a temporary file renamed into place
+  /// (schema::write_json_file), so a failed write never leaves a partial profile or a .tmp file.
+  /// Throws cdpkit::input_error naming the path on failure.
   void write(const std::string& path) const;
 
  private:

@@ -3,31 +3,17 @@
 // summary figures the samples print.
 
 #include <cdpkit/launch.hpp>
+#include <cdpkit/schema/profile.hpp>
 
 #include <cstdint>
 
 namespace cdpkit::profiling {
 
-/// The headline figures of a trace, as printed in sample tables and benchmark rows.
-struct trace_summary {
-  std::uint64_t launch_requests = 0;  ///< device launch requests (all outcomes)
-  std::uint64_t child_launches = 0;   ///< requests that launched a child grid
-  std::uint64_t fallbacks = 0;        ///< requests whose work was done inline instead
-  std::uint64_t failed_launches = 0;  ///< fallbacks because the launch returned an error
-  std::uint64_t tiny_launches = 0;    ///< launched grids with fewer than tiny_grid_work items
-  double tiny_grid_share = 0.0;       ///< tiny_launches / child_launches (0 without launches)
-  std::uint32_t max_depth = 0;        ///< deepest child grid launched
-  std::uint32_t pending_high_water = 0;
-  std::uint64_t probe_steps = 0;      ///< probed warp steps over every site
-  /// Active lanes / (32 * steps) over every probed warp step of every site (1 = no divergence);
-  /// negative when nothing was probed.
-  double warp_efficiency = -1.0;
-  /// Mean of the per-warp efficiencies over every probed warp; negative when none.
-  double mean_warp_efficiency = -1.0;
-};
-
-/// Fold a snapshot into its summary (pure host arithmetic).
-trace_summary summarize(const trace_snapshot& snapshot);
+/// The headline figures of a trace, as printed in sample tables and benchmark rows, and the
+/// function that computes them: both the schema layer's, defined once there.
+using schema::trace_summary;
+/// Fold a snapshot into its summary (pure host arithmetic): schema::summarize.
+using schema::summarize;
 
 /// Turns tracing on for `runtime` and clears its trace; collect() returns what the runs between
 /// made; the destructor turns tracing back off. Sessions do not nest.

@@ -1,5 +1,5 @@
-// Reading a profile: every field is checked for presence, type and range, and a problem names
-// the file and where it is.
+// Reading a profile (cdpkit-profile/2, and /1 as the previous version): every field is checked
+// for presence, type and range, and a problem names the file and where it is.
 //
 // 1. The nesting pre-scan counts brackets outside strings in one pass over the bytes: a document
 //    nested deeper than max_nesting_depth is refused, with its byte offset, before any value is
@@ -8,9 +8,12 @@
 //    recurse), keeps the depth cap as a second guard, and receives every syntax error, number
 //    overflow (1e999) and ill-formed UTF-8 with its byte position instead of an exception.
 // 3. Validation walks the document field by field with a cursor holding the JSON pointer;
-//    free-form values (params, build) are moved out of the document, never deep-copied.
+//    free-form values (params, build) are moved out of the document, never deep-copied. Record
+//    rows are read column by column through record_fields, the table the writer uses.
+// 4. What a /1 document lacks gets the meaning /1 readers gave it (see cdpkit/schema/profile.hpp).
 
-#include <cdpkit/report/profile.hpp>
+#include <cdpkit/schema/profile.hpp>
+#include <cdpkit/schema/text.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -23,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace cdpkit::report {
+namespace cdpkit::schema {
 
 namespace {
 
@@ -167,12 +170,6 @@ json parse_document(const std::string& text, const std::string& name) {
   return doc;
 }
 
-/// A display name: invalid UTF-8 replaced by U+FFFD, so that the reports (and the Chrome
-/// trace's JSON) can always print it.
-std::string displayable(const std::string& name) {
-  return json::parse(json(name).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
-}
-
 /// A position in the document: the file's name and the JSON pointer of the current value.
 struct cursor {
   const std::string& file;
@@ -275,22 +272,43 @@ Json& get_array(Json& j, const char* key, const cursor& c) {
   return v;
 }
 
-site_profile read_site(const json& j, const cursor& c) {
+/// The /1 role of a site: what the /1 reports inferred from its name and counters.
+site_role v1_role(const site_profile& s) {
+  const std::string suffix = "child_items";
+  if (s.name.size() >= suffix.size() && s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return site_role::child_probe;
+  return s.requests > 0 ? site_role::launch : site_role::probe;
+}
+
+site_profile read_site(const json& j, const cursor& c, int version) {
   site_profile s;
   s.id = static_cast<int>(get_uint(j, "id", c, int_max));
   s.name = get_string(j, "name", c);
   s.requests = get_uint(j, "requests", c);
   const json& o = member(j, "outcomes", c);
   const cursor oc = c.at("outcomes");
-  s.launched = get_uint(o, "launched", oc);
-  s.fallback_budget = get_uint(o, "fallback_budget", oc);
-  s.fallback_depth = get_uint(o, "fallback_depth", oc);
-  s.fallback_error = get_uint(o, "fallback_error", oc);
+  s.launched = get_uint(o, name(launch_outcome::launched), oc);
+  s.fallback_budget = get_uint(o, name(launch_outcome::fallback_budget), oc);
+  s.fallback_depth = get_uint(o, name(launch_outcome::fallback_depth), oc);
+  s.fallback_error = get_uint(o, name(launch_outcome::fallback_error), oc);
   const json& errors = get_array(j, "failed_by_error", c);
   for (std::size_t k = 0; k < errors.size(); ++k) {
     const cursor ec = c.at("failed_by_error").at(k);
     s.failed_by_error.push_back({static_cast<int>(get_int(errors[k], "code", ec, INT_MIN, INT_MAX)),
                                  get_string(errors[k], "name", ec), get_uint(errors[k], "count", ec)});
+  }
+  // /1: failed_other_codes and the stream counts were written but not required
+  if (version >= 2 || (j.is_object() && j.contains("failed_other_codes")))
+    s.failed_other_codes = get_uint(j, "failed_other_codes", c);
+  if (version >= 2 || (j.is_object() && j.contains("streams"))) {
+    const json& streams = member(j, "streams", c);
+    const cursor sc = c.at("streams");
+    if (!streams.is_object()) sc.fail("expected an object");
+    for (int k = 0; k < stream_kind_count; ++k) {
+      const char* kind = name(static_cast<stream_kind>(k));
+      if (version >= 2 || streams.contains(kind))
+        s.stream_launches[static_cast<std::size_t>(k)] = get_uint(streams, kind, sc);
+    }
   }
   s.inline_items = get_uint(j, "inline_items", c);
   s.child_threads = get_uint(j, "child_threads", c);
@@ -300,7 +318,7 @@ site_profile read_site(const json& j, const cursor& c) {
   s.threads_log2 = get_counts<log2_buckets>(j, "threads_log2", c);
   s.blocks_log2 = get_counts<log2_buckets>(j, "blocks_log2", c);
   s.work_log2 = get_counts<log2_buckets>(j, "work_log2", c);
-  const auto depth = get_counts<64>(j, "depth_hist", c);
+  const auto depth = get_counts<trace_limits::depth_buckets>(j, "depth_hist", c);
   s.depth_hist.assign(depth.begin(), depth.end());
   s.max_depth = static_cast<std::uint32_t>(get_uint(j, "max_depth", c, u32_max));
   const json& p = member(j, "probe", c);
@@ -312,30 +330,58 @@ site_profile read_site(const json& j, const cursor& c) {
   s.probe.efficiency_hist = get_counts<32>(p, "efficiency_hist", pc);
   s.probe.step_efficiency = get_optional_number(p, "step_efficiency", pc);
   s.probe.mean_warp_efficiency = get_optional_number(p, "mean_warp_efficiency", pc);
+  if (version >= 2) {
+    s.probe.efficiency_sum = get_number(p, "efficiency_sum", pc);
+    const std::string role = get_string(j, "role", c);
+    bool known = false;
+    for (const site_role r : {site_role::launch, site_role::probe, site_role::child_probe})
+      if (role == name(r)) {
+        s.role = r;
+        known = true;
+      }
+    if (!known) c.at("role").fail("unknown site role '" + role + "' (launch, probe or child_probe)");
+  } else {
+    s.probe.efficiency_sum = s.probe.mean_warp_efficiency.value_or(0.0) * static_cast<double>(s.probe.warps);
+    s.role = v1_role(s);
+  }
   return s;
 }
 
-launch_rec read_record(const json& row, const cursor& c) {
-  if (!row.is_array() || row.size() != 11) c.fail("expected a record row of 11 fields");
-  const auto uint_at = [&](std::size_t k, std::uint64_t max) { return as_uint(row[k], max, [&] { return c.at(k); }); };
-  launch_rec r;
-  r.id = static_cast<std::uint32_t>(uint_at(0, u32_max));
-  if (!row[1].is_null()) r.parent = static_cast<std::uint32_t>(uint_at(1, u32_max));
-  r.t_ns = uint_at(2, std::numeric_limits<std::uint64_t>::max());
-  r.site = static_cast<int>(uint_at(3, int_max));
-  r.depth = static_cast<int>(uint_at(4, int_max));
-  r.blocks = static_cast<std::uint32_t>(uint_at(5, u32_max));
-  r.block_threads = static_cast<std::uint32_t>(uint_at(6, u32_max));
-  r.work = static_cast<std::uint32_t>(uint_at(7, u32_max));
-  if (!row[8].is_string()) c.at(8).fail("expected the stream name");
-  if (!row[9].is_string()) c.at(9).fail("expected the outcome name");
-  r.stream = row[8].get<std::string>();
-  r.outcome = row[9].get<std::string>();
-  r.error = static_cast<int>(as_int(row[10], INT_MIN, INT_MAX, "expected an error code", [&] { return c.at(10); }));
+/// One row of records.rows, column by column as record_fields says.
+launch_record read_record(const json& row, const cursor& c) {
+  if (!row.is_array() || row.size() != record_fields.size())
+    c.fail("expected a record row of " + std::to_string(record_fields.size()) + " fields");
+  launch_record r{};
+  for (std::size_t k = 0; k < record_fields.size(); ++k) {
+    const record_field& f = record_fields[k];
+    const json& v = row[k];
+    const auto at = [&] { return c.at(k); };
+    switch (f.column) {
+      case record_column::unsigned_number: f.set(r, as_uint(v, f.max, at)); break;
+      case record_column::record_id_or_null: f.set(r, v.is_null() ? no_record : as_uint(v, f.max, at)); break;
+      case record_column::stream_name: {
+        if (!v.is_string()) at().fail("expected the stream name");
+        const auto kind = stream_kind_named(v.get_ref<const std::string&>());
+        if (!kind) at().fail("unknown stream name '" + v.get<std::string>() + "'");
+        f.set(r, static_cast<std::uint64_t>(*kind));
+        break;
+      }
+      case record_column::outcome_name: {
+        if (!v.is_string()) at().fail("expected the outcome name");
+        const auto outcome = launch_outcome_named(v.get_ref<const std::string&>());
+        if (!outcome) at().fail("unknown outcome name '" + v.get<std::string>() + "'");
+        f.set(r, static_cast<std::uint64_t>(*outcome));
+        break;
+      }
+      case record_column::signed_number:
+        f.set(r, static_cast<std::uint64_t>(as_int(v, f.min, static_cast<std::int64_t>(f.max), "expected an error code", at)));
+        break;
+    }
+  }
   return r;
 }
 
-trace_profile read_trace(const json& j, const cursor& c) {
+trace_profile read_trace(const json& j, const cursor& c, int version) {
   trace_profile t;
   const json& pending = member(j, "pending", c);
   t.pending_limit = get_uint(pending, "limit", c.at("pending"));
@@ -344,25 +390,32 @@ trace_profile read_trace(const json& j, const cursor& c) {
   t.max_depth_limit = get_uint(j, "max_depth_limit", c);
   t.tiny_grid_work = get_uint(j, "tiny_grid_work", c);
   const json& sites = get_array(j, "sites", c);
-  for (std::size_t k = 0; k < sites.size(); ++k) t.sites.push_back(read_site(sites[k], c.at("sites").at(k)));
+  for (std::size_t k = 0; k < sites.size(); ++k)
+    t.sites.push_back(read_site(sites[k], c.at("sites").at(k), version));
   const json& records = member(j, "records", c);
   const cursor rc = c.at("records");
   t.records_requested = get_uint(records, "requested", rc);
   t.records_stored = get_uint(records, "stored", rc);
   t.records_dropped = get_uint(records, "dropped", rc);
+  if (version >= 2) {  // the columns are the ones this reader takes them to be
+    const json& fields = get_array(records, "fields", rc);
+    bool same = fields.size() == record_fields.size();
+    for (std::size_t k = 0; same && k < fields.size(); ++k)
+      same = fields[k].is_string() && fields[k].get_ref<const std::string&>() == record_fields[k].name;
+    if (!same) {
+      std::string names;
+      for (const record_field& f : record_fields) names += (names.empty() ? "" : ", ") + std::string(f.name);
+      rc.at("fields").fail("expected the record fields " + names);
+    }
+  }
   const json& rows = get_array(records, "rows", rc);
   t.records.reserve(rows.size());
   for (std::size_t k = 0; k < rows.size(); ++k) t.records.push_back(read_record(rows[k], rc.at("rows").at(k)));
+  t.summary = summarize(t);
   return t;
 }
 
 }  // namespace
-
-const site_profile* trace_profile::site(int id) const {
-  for (const auto& s : sites)
-    if (s.id == id) return &s;
-  return nullptr;
-}
 
 profile parse_profile(const std::string& text, const std::string& name) {
   json doc = parse_document(text, name);
@@ -371,11 +424,15 @@ profile parse_profile(const std::string& text, const std::string& name) {
     if (!doc.is_object()) root.fail("expected a JSON object");
     const json& schema = member(doc, "schema", root);
     if (!schema.is_string()) root.at("schema").fail("expected a string");
-    if (schema.get<std::string>() != supported_schema)
+    int version = 0;
+    if (schema.get<std::string>() == profile_schema) version = 2;
+    else if (schema.get<std::string>() == profile_schema_v1) version = 1;
+    else
       root.at("schema").fail("unsupported schema '" + schema.get<std::string>() + "' (this tool reads " +
-                             supported_schema + ")");
+                             profile_schema + " and " + profile_schema_v1 + ")");
     profile p;
-    p.path = displayable(name);
+    p.version = version;
+    p.path = utf8_replaced(name);
     p.program = get_string(doc, "program", root);
     p.created = get_string(doc, "created", root);
     const json& device = member(doc, "device", root);
@@ -401,6 +458,13 @@ profile parse_profile(const std::string& text, const std::string& name) {
       run.algorithm = get_string(r, "algorithm", c);
       run.variant = get_string(r, "variant", c);
       run.input = get_string(r, "input", c);
+      if (version >= 2) {
+        const json& baseline = member(r, "baseline", c);
+        if (!baseline.is_null() && !baseline.is_string()) c.at("baseline").fail("expected a variant name or null");
+        if (baseline.is_string()) run.baseline = baseline.get<std::string>();
+      } else {  // what /1 readers compared each family's runs to
+        run.baseline = run.algorithm == "loop_to_child" ? "serial_loop" : run.algorithm == "bfs" ? "vertex_loop" : "";
+      }
       run.params = std::move(member(r, "params", c));
       run.ms = get_number(r, "ms", c);
       run.work = get_uint(r, "work", c);
@@ -409,7 +473,7 @@ profile parse_profile(const std::string& text, const std::string& name) {
       run.verified = get_bool(r, "verified", c);
       run.mismatches = get_uint(r, "mismatches", c);
       const json& trace = member(r, "trace", c);
-      if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"));
+      if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"), version);
       p.runs.push_back(std::move(run));
     }
     return p;
@@ -440,4 +504,4 @@ profile load_profile(const std::string& path) {
   return parse_profile(text.str(), path);
 }
 
-}  // namespace cdpkit::report
+}  // namespace cdpkit::schema

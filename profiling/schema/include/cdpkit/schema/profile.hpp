@@ -1,0 +1,230 @@
+#pragma once
+// cdpkit/schema/profile.hpp — the profile document, defined once: its types, its version, the
+// table of launch-record fields, the JSON writer and the validating reader, and the trace summary.
+// The profiler writes it (cdpkit::profiling::profile_document), the reports read it
+// (cdpkit::report); profiling/README.md documents every field.
+//
+// Versions. cdpkit-profile/2 (written now) differs from cdpkit-profile/1 (still read) in:
+// - the record column "child_block_threads" (was "block_threads"); the column list
+//   records.fields must equal record_fields (a /1 document's list is not checked);
+// - per run, "baseline": the variant the run is compared to (null: the first run of its input);
+//   a /1 document gets serial_loop for loop_to_child and vertex_loop for bfs, as /1 readers did;
+// - per site, "role" ("launch", "probe", "child_probe"); a /1 site gets "child_probe" when its
+//   name ends in "child_items", "launch" when it has requests, else "probe";
+// - per site's probe, "efficiency_sum" (a /1 site: mean_warp_efficiency * warps);
+// - "streams" holds all four stream kinds and "failed_other_codes" is required (optional in /1).
+
+#include <cdpkit/schema/trace_format.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cdpkit::schema {
+
+/// The version this code writes, and the versions it reads.
+inline constexpr int profile_version = 2;
+inline constexpr const char* profile_schema = "cdpkit-profile/2";
+inline constexpr const char* profile_schema_v1 = "cdpkit-profile/1";
+
+/// A profile that cannot be read: the message names the file and where
+/// (e.g. "run.json: /runs/2/trace/sites/0/threads_log2: expected an array of 33 numbers").
+class format_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int log2_buckets = trace_limits::log2_buckets;
+/// The deepest nesting of arrays and objects a profile may have. A real profile nests 8 levels
+/// (runs/k/trace/sites/k/probe/lanes_hist); `params` and `build` are free-form, so the cap leaves
+/// room, but a document nested deeper is refused before any value is built: copying, printing
+/// or destroying a deep value recurses once per level and would overflow the stack.
+inline constexpr int max_nesting_depth = 64;
+/// Largest profile file load_profile reads (1 GiB; a million launch records take about 60 MB).
+inline constexpr std::uint64_t max_profile_bytes = 1ull << 30;
+
+// --- the launch-record columns ----------------------------------------------------------------
+
+/// How a record column is written: a number, a record id or null, a name, a signed code.
+enum class record_column { unsigned_number, record_id_or_null, stream_name, outcome_name, signed_number };
+
+/// One column of a record row: its name (and its name in cdpkit-profile/1), its kind, the range
+/// of its values, and how it is taken from / put into a launch_record.
+struct record_field {
+  const char* name;
+  const char* v1_name;
+  record_column column;
+  std::int64_t min;   ///< signed_number only
+  std::uint64_t max;  ///< unsigned_number, record_id_or_null, signed_number
+  std::uint64_t (*get)(const launch_record&);  ///< signed values as two's complement
+  void (*set)(launch_record&, std::uint64_t);
+};
+
+/// The columns of records.rows, in order: id, parent, t_ns, site, depth, blocks,
+/// child_block_threads, work, stream, outcome, error. Writer and reader both use this table.
+extern const std::array<record_field, 11> record_fields;
+
+// --- the document -----------------------------------------------------------------------------
+
+/// What a site is, for the findings: a launch site, a probe in the code that launches (or loops
+/// instead), or a probe inside child grids.
+enum class site_role { launch, probe, child_probe };
+/// "launch", "probe", "child_probe".
+const char* name(site_role role) noexcept;
+
+struct error_count {
+  int code = 0;
+  std::string name;
+  std::uint64_t count = 0;
+};
+
+struct probe_profile {
+  std::uint64_t steps = 0, active_lanes = 0, warps = 0;
+  std::array<std::uint64_t, 32> lanes_hist{};       ///< [i]: steps with i + 1 active lanes
+  std::array<std::uint64_t, 32> efficiency_hist{};  ///< [b]: warps with efficiency in [b/32, (b+1)/32)
+  std::optional<double> step_efficiency, mean_warp_efficiency;
+  double efficiency_sum = 0;                        ///< sum of the per-warp efficiencies
+};
+
+struct site_profile {
+  int id = 0;
+  std::string name;
+  site_role role = site_role::launch;
+  std::uint64_t requests = 0;
+  std::uint64_t launched = 0, fallback_budget = 0, fallback_depth = 0, fallback_error = 0;
+  std::vector<error_count> failed_by_error;
+  std::uint64_t failed_other_codes = 0;  ///< failures whose codes did not fit the error slots
+  std::uint64_t inline_items = 0, child_threads = 0, child_blocks = 0, work_items = 0,
+                tiny_launches = 0;
+  std::array<std::uint64_t, stream_kind_count> stream_launches{};  ///< launched grids by stream_kind
+  std::array<std::uint64_t, log2_buckets> threads_log2{}, blocks_log2{}, work_log2{};
+  std::vector<std::uint64_t> depth_hist;  ///< trace_limits::depth_buckets entries
+  std::uint32_t max_depth = 0;
+  probe_profile probe;
+  [[nodiscard]] std::uint64_t fallbacks() const { return fallback_budget + fallback_depth + fallback_error; }
+};
+
+/// The headline figures of a trace: what sample tables, benchmark rows, the profile's "summary"
+/// and the reports show. Computed by summarize() only.
+struct trace_summary {
+  std::uint64_t launch_requests = 0;  ///< device launch requests (all outcomes)
+  std::uint64_t child_launches = 0;   ///< requests that launched a child grid
+  std::uint64_t fallbacks = 0;        ///< requests whose work was done inline instead
+  std::uint64_t fallback_budget = 0;  ///< ... because the pending budget was spent
+  std::uint64_t fallback_depth = 0;   ///< ... because of the depth cap
+  std::uint64_t failed_launches = 0;  ///< ... because the launch returned an error
+  std::uint64_t tiny_launches = 0;    ///< launched grids with fewer than tiny_grid_work items
+  double tiny_grid_share = 0.0;       ///< tiny_launches / child_launches (0 without launches)
+  std::uint32_t max_depth = 0;        ///< deepest child grid launched
+  std::uint32_t pending_high_water = 0;
+  std::uint64_t probe_steps = 0;      ///< probed warp steps over every site
+  std::uint64_t probe_active_lanes = 0;
+  /// Active lanes / (32 * steps) over every probed warp step of every site (1 = no divergence);
+  /// negative when nothing was probed.
+  double warp_efficiency = -1.0;
+  /// Mean of the per-warp efficiencies over every probed warp; negative when none.
+  double mean_warp_efficiency = -1.0;
+};
+
+struct trace_profile {
+  std::uint64_t pending_limit = 0, pending_budget = 0, pending_high_water = 0;
+  std::uint64_t max_depth_limit = 0, tiny_grid_work = cdpkit::tiny_grid_work;
+  std::uint64_t records_requested = 0;  ///< requests traced (records kept or dropped)
+  std::uint64_t records_stored = 0;     ///< records the device buffer kept
+  std::uint64_t records_dropped = 0;
+  std::vector<site_profile> sites;      ///< sites with activity only, by id
+  std::vector<launch_record> records;   ///< the records in the profile (the first ones stored)
+  trace_summary summary;                ///< summarize() of the above (the reader computes it too)
+  /// The site with `id`, or null.
+  [[nodiscard]] const site_profile* site(int id) const;
+  /// The site's name, or "site.<id>" when the trace has no such site.
+  [[nodiscard]] std::string site_name(int id) const;
+};
+
+struct run_profile {
+  std::uint64_t id = 0;
+  std::string algorithm, variant, input;
+  /// The variant this run is compared to among the runs of the same algorithm and input; empty:
+  /// the first run of that input.
+  std::string baseline;
+  nlohmann::json params = nlohmann::json::object();
+  double ms = 0;
+  std::uint64_t work = 0;
+  std::string work_unit;
+  bool checked = false, verified = false;
+  std::uint64_t mismatches = 0;
+  std::optional<trace_profile> trace;
+};
+
+struct device_profile {
+  std::string name, cc;
+  std::uint64_t sms = 0, memory_bytes = 0;
+  std::uint64_t max_threads_per_sm = 2048;  ///< optional in the profile; 2048 on sm_90
+  std::int64_t driver = 0, runtime = 0;
+};
+
+struct profile {
+  int version = profile_version;  ///< of the document read
+  std::string path;  ///< the name given to the reader, invalid UTF-8 replaced by U+FFFD (display only)
+  std::string program, created;
+  device_profile device;
+  nlohmann::json build = nlohmann::json::object();
+  std::vector<run_profile> runs;
+};
+
+// --- the summary ------------------------------------------------------------------------------
+
+/// The trace summary, computed here and nowhere else: totals over the sites, the tiny share, the
+/// fallbacks by cause, the deepest launch, and the step and warp efficiencies of the probes.
+trace_summary summarize(const trace_profile& trace);
+/// The same for a trace as the device left it (the profiler and the benchmark harness call this).
+trace_summary summarize(const trace_snapshot& snapshot);
+
+// --- from a device trace ----------------------------------------------------------------------
+
+/// How make_trace names what the device recorded as numbers. Empty functions give "site.<id>",
+/// default_site_role, and "error <code>".
+struct trace_naming {
+  std::function<std::string(std::uint16_t)> site_name;
+  std::function<schema::site_role(std::uint16_t, const site_counters&)> role;
+  std::function<std::string(int)> error_name;
+};
+
+/// A launch site when it had requests, else a probe.
+site_role default_site_role(const site_counters& counters) noexcept;
+
+/// The document's form of a device trace: the sites with requests or probe steps, the first
+/// `max_records` records, and its summary. Precondition: snapshot.sites.size() <=
+/// trace_limits::max_sites (site ids are indexes).
+trace_profile make_trace(const trace_snapshot& snapshot, const trace_naming& naming = {},
+                         std::size_t max_records = 65536);
+
+// --- JSON -------------------------------------------------------------------------------------
+
+/// The summary's JSON (the trace's "summary" object).
+nlohmann::json summary_json(const trace_summary& summary);
+/// The trace's JSON, in the current version (its summary recomputed with summarize()).
+nlohmann::json trace_json(const trace_profile& trace);
+/// One run's JSON, in the current version.
+nlohmann::json run_json(const run_profile& run);
+/// The whole document's JSON, in the current version (whatever `p.version` says).
+nlohmann::json profile_json(const profile& p);
+
+/// Parse and validate one profile (cdpkit-profile/2 or /1); `name` is used in error messages.
+/// Throws format_error for anything the text can hold: invalid JSON, numbers out of range
+/// (1e999), nesting deeper than max_nesting_depth, a missing or mistyped field, an unknown
+/// version. The message names `name` and where: the byte offset, line and column for the JSON
+/// syntax, the JSON pointer for a field. Each trace's summary is computed with summarize().
+profile parse_profile(const std::string& text, const std::string& name);
+
+/// Read, parse and validate a profile file. Throws format_error (also for unreadable files,
+/// directories, files that are not regular, and files over max_profile_bytes).
+profile load_profile(const std::string& path);
+
+}  // namespace cdpkit::schema

@@ -1,0 +1,52 @@
+#pragma once
+// cdpkit/schema/text.hpp — the few text helpers every writer of cdpkit output needs, defined once:
+// number formatting for tables and reports, UTF-8 repair, and atomic file writing.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace cdpkit::schema {
+
+/// printf-style formatting of one value, e.g. format("%.2f", 1.234) == "1.23".
+/// Precondition: `fmt` is a printf format with exactly one double conversion; the result is cut
+/// at 63 characters.
+std::string format(const char* fmt, double value);
+
+/// `value` with `digits` digits after the point ("%.*f"): fixed(1.25, 1) == "1.2".
+/// Precondition: 0 <= digits <= 30.
+std::string fixed(double value, int digits);
+
+/// `value` with thousands separators: grouped(1234567) == "1,234,567".
+std::string grouped(std::uint64_t value);
+
+/// A share in [0, 1] as a percentage: no decimals, one below 10 % (0.91 -> "91%",
+/// 0.034 -> "3.4%", 0 -> "0%").
+std::string percent(double share);
+
+/// `text` with every byte sequence that is not valid UTF-8 replaced by U+FFFD, so that it can be
+/// printed into JSON and HTML. Valid UTF-8 comes back unchanged.
+std::string utf8_replaced(std::string_view text);
+
+/// A file that could not be written; the message starts with the path.
+class write_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Write `text` to `path` whole or not at all: it goes to `path`.tmp in the same folder, is
+/// flushed to disk (fsync) and renamed into place. On any failure (open, write, fsync, rename,
+/// an exception) the temporary file is removed, `path` is as it was, and write_error is thrown
+/// naming `path` ("PATH: cannot move the finished file into place: Is a directory").
+/// Precondition: none; an empty path is a write_error ("empty output path").
+void write_file_atomically(const std::string& path, std::string_view text);
+
+/// `doc` printed (one-space indent, a final newline; strings that are not valid UTF-8 are
+/// written with U+FFFD in place of the bad bytes) and written with write_file_atomically.
+/// Throws write_error naming `path`.
+void write_json_file(const nlohmann::json& doc, const std::string& path);
+
+}  // namespace cdpkit::schema

@@ -1,0 +1,156 @@
+#pragma once
+// cdpkit/schema/trace_format.hpp — the launch trace's format, defined once: the plain structs the
+// device fills (launch_record, site_counters, trace_totals), their limits, the enums they hold
+// and the names those enums have in the profile JSON.
+//
+// Everything here is trivially copyable and laid out identically on the host and the device (nvcc
+// compiles this header into device code), so the host copies the device's counters back with one
+// cudaMemcpy. The types live in namespace cdpkit (the launch layer uses them by those names); the
+// functions on them live in cdpkit::schema. No CUDA, no GPU: the reports read the same format.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace cdpkit {
+
+/// Which stream a device-side launch goes to (CDP2 semantics).
+enum class stream_kind : std::uint8_t {
+  fire_and_forget = 0,   ///< cudaStreamFireAndForget: independent of the parent and of siblings
+  named_per_thread = 1,  ///< a non-blocking stream created by the launching thread for this launch
+  null_stream = 2,       ///< the block's implicit NULL stream: children of one block serialize
+  tail = 3,              ///< cudaStreamTailLaunch: runs after the launching grid and its other work
+};
+inline constexpr int stream_kind_count = 4;
+
+/// What happened to one request for a child grid.
+enum class launch_outcome : std::uint8_t {
+  launched = 0,          ///< the child grid was launched; it will do the work
+  fallback_budget = 1,   ///< pending budget exhausted: the caller must do the work inline
+  fallback_depth = 2,    ///< depth cap reached: the caller must do the work inline
+  fallback_error = 3,    ///< the launch returned an error: the caller must do the work inline
+};
+inline constexpr int launch_outcome_count = 4;
+
+namespace trace_limits {
+inline constexpr int max_sites = 64;         ///< launch/probe site ids are in [0, max_sites)
+inline constexpr int log2_buckets = 33;      ///< bucket b counts values v with floor(log2 v) == b
+inline constexpr int depth_buckets = 64;     ///< depths >= 63 are counted in the last bucket
+inline constexpr int error_slots = 8;        ///< distinct launch error codes remembered per site
+inline constexpr int lane_buckets = 33;      ///< index = active lanes (1..32); index 0 unused
+inline constexpr int efficiency_buckets = 32; ///< bucket b: per-warp efficiency in [b/32,(b+1)/32)
+}  // namespace trace_limits
+
+/// Sentinel for "no launch record" (tracing off, or the root grid launched by the host).
+inline constexpr std::uint32_t no_record = 0xffffffffu;
+
+/// A child grid with fewer work items than a warp has lanes is "tiny": at most one partially
+/// busy warp on one of the GPU's SMs, for the ~1 us that the launch itself cost.
+inline constexpr unsigned int tiny_grid_work = 32;
+
+/// One device-side launch request, appended to the bounded trace buffer when tracing is on.
+/// The profile writes it as a row whose columns are schema::record_fields, in that order.
+struct launch_record {
+  std::uint64_t t_ns;                 ///< %globaltimer at the request (ns)
+  std::uint32_t id;                   ///< this record's id (its index in the append order)
+  std::uint32_t parent;               ///< id of the record that launched the requesting grid, or no_record
+  std::uint32_t blocks;               ///< child grid size in blocks
+  std::uint32_t child_block_threads;  ///< threads per child block
+  std::uint32_t work;                 ///< useful work items the child covers (0 = not given)
+  std::uint16_t site;                 ///< launch site id
+  std::uint16_t depth;                ///< depth of the child grid (the host-launched grid is depth 0)
+  std::uint8_t stream;                ///< stream_kind
+  std::uint8_t outcome;               ///< launch_outcome
+  std::int16_t error;                 ///< cudaError_t of a failed launch, else 0
+};
+static_assert(sizeof(launch_record) == 40, "launch_record layout is part of the trace format");
+
+/// Per-site counters. Launch-side fields are written by launches from the site; probe-side
+/// fields by warp probes naming the site.
+struct site_counters {
+  unsigned long long requests;                      ///< launch requests (all outcomes)
+  unsigned long long outcomes[launch_outcome_count];///< requests by launch_outcome
+  unsigned long long child_threads;                 ///< sum of threads of launched grids
+  unsigned long long child_blocks;                  ///< sum of blocks of launched grids
+  unsigned long long work_items;                    ///< sum of work items of launched grids
+  unsigned long long tiny_launches;                 ///< launched grids with work < tiny_grid_work
+  unsigned long long inline_items;                  ///< work items done inline after a fallback
+  unsigned long long stream_launches[stream_kind_count];
+  unsigned int threads_log2[trace_limits::log2_buckets]; ///< launched grids by total threads
+  unsigned int blocks_log2[trace_limits::log2_buckets];  ///< launched grids by blocks
+  unsigned int work_log2[trace_limits::log2_buckets];    ///< launched grids by work items
+  unsigned int depth_hist[trace_limits::depth_buckets];  ///< launched grids by child depth
+  unsigned int max_depth;                                ///< deepest child grid launched
+  int error_code[trace_limits::error_slots];             ///< launch error codes seen (0 = free)
+  unsigned int error_count[trace_limits::error_slots];   ///< ... and how often
+  unsigned int error_overflow;                           ///< failures with codes beyond the slots
+  // --- divergence probes ---
+  unsigned long long lanes_hist[trace_limits::lane_buckets]; ///< probed warp steps by active lanes
+  unsigned long long probe_steps;                            ///< probed warp steps
+  unsigned long long probe_active_lanes;                     ///< sum of active lanes over steps
+  unsigned long long probe_warps;                            ///< warps that committed a probe
+  unsigned int efficiency_hist[trace_limits::efficiency_buckets]; ///< warps by efficiency bucket
+  double efficiency_sum;                                     ///< sum of per-warp efficiencies
+};
+
+/// Device-wide counters of the trace.
+struct trace_totals {
+  unsigned long long records_requested;  ///< records appended or dropped (the next record id)
+  unsigned int pending_high_water;       ///< highest pending count seen after an acquire
+  unsigned int last_auto_threshold;      ///< the threshold an algorithm last chose on the device
+};
+
+/// Everything the trace holds after a run, copied to the host (host code only).
+struct trace_snapshot {
+  std::vector<site_counters> sites;     ///< trace_limits::max_sites entries, indexed by site id
+  std::vector<launch_record> records;   ///< min(requested, capacity) records, in id order
+  trace_totals totals{};
+  std::uint64_t records_dropped = 0;    ///< requested - stored
+  int pending_launch_limit = 0;         ///< the device's cudaLimitDevRuntimePendingLaunchCount
+  int pending_budget = 0;
+  int max_depth = 0;
+};
+
+namespace schema {
+
+/// The profile's name of a stream kind: "fire_and_forget", "named_per_thread", "null_stream",
+/// "tail"; "unknown" for a value outside the enum.
+constexpr const char* name(stream_kind kind) noexcept {
+  switch (kind) {
+    case stream_kind::fire_and_forget: return "fire_and_forget";
+    case stream_kind::named_per_thread: return "named_per_thread";
+    case stream_kind::null_stream: return "null_stream";
+    case stream_kind::tail: return "tail";
+  }
+  return "unknown";
+}
+
+/// The profile's name of a launch outcome: "launched", "fallback_budget", "fallback_depth",
+/// "fallback_error"; "unknown" for a value outside the enum.
+constexpr const char* name(launch_outcome outcome) noexcept {
+  switch (outcome) {
+    case launch_outcome::launched: return "launched";
+    case launch_outcome::fallback_budget: return "fallback_budget";
+    case launch_outcome::fallback_depth: return "fallback_depth";
+    case launch_outcome::fallback_error: return "fallback_error";
+  }
+  return "unknown";
+}
+
+/// The stream kind named `text` (one of name(stream_kind)'s values); unset for any other text.
+inline std::optional<stream_kind> stream_kind_named(std::string_view text) noexcept {
+  for (int k = 0; k < stream_kind_count; ++k)
+    if (text == name(static_cast<stream_kind>(k))) return static_cast<stream_kind>(k);
+  return std::nullopt;
+}
+
+/// The launch outcome named `text` (one of name(launch_outcome)'s values); unset otherwise.
+inline std::optional<launch_outcome> launch_outcome_named(std::string_view text) noexcept {
+  for (int k = 0; k < launch_outcome_count; ++k)
+    if (text == name(static_cast<launch_outcome>(k))) return static_cast<launch_outcome>(k);
+  return std::nullopt;
+}
+
+}  // namespace schema
+}  // namespace cdpkit

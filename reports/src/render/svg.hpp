@@ -1,0 +1,44 @@
+#pragma once
+// reports/src/render/svg.hpp — the report's inline SVG charts (internal to the renderers): bar
+// charts, log2 histograms with the underused band shaded, the launch-tree icicle and a gauge.
+// They draw what they are given; the numbers come from the analysis.
+
+#include <cdpkit/report/analysis.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cdpkit::report::render {
+
+// Okabe-Ito colours: distinguishable with colour-vision deficiencies.
+inline constexpr const char* blue = "#0072B2";
+inline constexpr const char* vermillion = "#D55E00";
+inline constexpr const char* orange = "#E69F00";
+inline constexpr const char* green = "#009E73";
+inline constexpr const char* grey = "#999999";
+
+/// `s` with & < > " replaced by their HTML entities (for text and attribute values).
+std::string esc(const std::string& s);
+
+/// A bar chart. Bars whose index is <= highlight_last are drawn in the "underused" colour over a
+/// shaded band labelled `band_label` (none when highlight_last < 0). Labels on both axes; every
+/// bar has a <title> with its exact value. Precondition: labels.size() == values.size() >= 1.
+std::string bar_chart(const std::string& title, const std::vector<std::uint64_t>& values,
+                      const std::vector<std::string>& labels, int highlight_last,
+                      const std::string& x_label, const std::string& y_label,
+                      const std::string& band_label);
+
+/// A log2 histogram trimmed to its populated range (always including the band up to
+/// `band_last`); a note instead of a chart when it is empty.
+std::string log2_chart(const std::string& title, const std::array<std::uint64_t, log2_buckets>& h,
+                       int band_last, const std::string& what, const std::string& band_label);
+
+/// The launch tree as an icicle: one row per depth, width = launches, colour = mean work.
+std::string icicle(const launch_tree& tree);
+
+/// A horizontal gauge of value / limit (full and vermillion at or over the limit).
+std::string gauge(std::uint64_t value, std::uint64_t limit, const std::string& label);
+
+}  // namespace cdpkit::report::render

@@ -1,0 +1,419 @@
+// The schema layer on the host (no CUDA): the record-column table, the document written and read
+// back field by field, the previous version (cdpkit-profile/1) read with its meaning, the
+// summary, and the text helpers every writer shares (numbers, UTF-8, atomic files).
+
+#include <doctest/doctest.h>
+
+#include <cdpkit/report/analysis.hpp>
+#include <cdpkit/schema/profile.hpp>
+#include <cdpkit/schema/text.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nlohmann::json;
+namespace schema = cdpkit::schema;
+
+/// A document with one traced run (a launch site with errors, streams and records, a probe site
+/// inside child grids) and its untraced baseline: every field set to a value of its own.
+schema::profile constructed_profile() {
+  schema::profile p;
+  p.program = "schema_test";
+  p.created = "2026-11-29T00:00:00Z";
+  p.device = {"NVIDIA H200", "9.0", 132, 150109880320ull, 2048, 13000, 13010};
+  p.build = {{"version", "0.1.0"}, {"commit", "abc"}};
+  schema::run_profile base;
+  base.id = 0;
+  base.algorithm = "loop_to_child";
+  base.variant = "serial_loop";
+  base.input = "power_law:1000";
+  base.baseline = "serial_loop";
+  base.params = {{"threshold", nullptr}};
+  base.ms = 10.5;
+  base.work = 7000;
+  base.work_unit = "items";
+  base.checked = base.verified = true;
+  schema::run_profile run = base;
+  run.id = 1;
+  run.variant = "thresholded";
+  run.params = {{"threshold", 127}, {"stream", "fire_and_forget"}};
+  run.ms = 2.25;
+  run.mismatches = 0;
+  schema::trace_profile t;
+  t.pending_limit = 4096;
+  t.pending_budget = 2048;
+  t.pending_high_water = 17;
+  t.max_depth_limit = 24;
+  t.records_requested = 5;
+  t.records_stored = 4;
+  t.records_dropped = 1;
+  schema::site_profile s;
+  s.id = 2;
+  s.name = "loop_to_child.thresholded";
+  s.role = schema::site_role::launch;
+  s.requests = 13;
+  s.launched = 9;
+  s.fallback_budget = 2;
+  s.fallback_depth = 1;
+  s.fallback_error = 1;
+  s.failed_by_error = {{69, "cudaErrorLaunchPendingCountExceeded", 1}};
+  s.failed_other_codes = 3;
+  s.inline_items = 44;
+  s.child_threads = 9 * 256;
+  s.child_blocks = 9;
+  s.work_items = 1234;
+  s.tiny_launches = 3;
+  s.stream_launches = {6, 1, 1, 1};
+  s.threads_log2[8] = 9;
+  s.blocks_log2[0] = 9;
+  s.work_log2[3] = 3;
+  s.work_log2[9] = 6;
+  s.depth_hist.assign(cdpkit::trace_limits::depth_buckets, 0);
+  s.depth_hist[1] = 9;
+  s.max_depth = 1;
+  schema::site_profile c;
+  c.id = 10;
+  c.name = "loop_to_child.child_items";
+  c.role = schema::site_role::child_probe;
+  c.depth_hist.assign(cdpkit::trace_limits::depth_buckets, 0);
+  c.probe.steps = 100;
+  c.probe.active_lanes = 800;
+  c.probe.warps = 4;
+  c.probe.lanes_hist[7] = 100;
+  c.probe.efficiency_hist[8] = 4;
+  c.probe.efficiency_sum = 1.0;
+  c.probe.step_efficiency = 0.25;
+  c.probe.mean_warp_efficiency = 0.25;
+  t.sites = {s, c};
+  t.records.push_back({1000, 0, cdpkit::no_record, 1, 256, 600, 2, 1, 0, 0, 0});
+  t.records.push_back({1100, 1, 0, 1, 256, 5, 2, 2, 1, 0, 0});
+  t.records.push_back({1200, 2, 0, 1, 1024, 7, 2, 2, 3, 1, 0});
+  t.records.push_back({1300, 3, 1, 0, 0, 0, 2, 2, 0, 3, -69});
+  t.summary = schema::summarize(t);
+  run.trace = t;
+  p.runs = {base, run};
+  return p;
+}
+
+void check_same_sites(const schema::site_profile& a, const schema::site_profile& b) {
+  CAPTURE(a.name);
+  CHECK(a.id == b.id);
+  CHECK(a.name == b.name);
+  CHECK(a.role == b.role);
+  CHECK(a.requests == b.requests);
+  CHECK(a.launched == b.launched);
+  CHECK(a.fallback_budget == b.fallback_budget);
+  CHECK(a.fallback_depth == b.fallback_depth);
+  CHECK(a.fallback_error == b.fallback_error);
+  REQUIRE(a.failed_by_error.size() == b.failed_by_error.size());
+  for (std::size_t k = 0; k < a.failed_by_error.size(); ++k) {
+    CHECK(a.failed_by_error[k].code == b.failed_by_error[k].code);
+    CHECK(a.failed_by_error[k].name == b.failed_by_error[k].name);
+    CHECK(a.failed_by_error[k].count == b.failed_by_error[k].count);
+  }
+  CHECK(a.failed_other_codes == b.failed_other_codes);
+  CHECK(a.inline_items == b.inline_items);
+  CHECK(a.child_threads == b.child_threads);
+  CHECK(a.child_blocks == b.child_blocks);
+  CHECK(a.work_items == b.work_items);
+  CHECK(a.tiny_launches == b.tiny_launches);
+  CHECK(a.stream_launches == b.stream_launches);
+  CHECK(a.threads_log2 == b.threads_log2);
+  CHECK(a.blocks_log2 == b.blocks_log2);
+  CHECK(a.work_log2 == b.work_log2);
+  CHECK(a.depth_hist == b.depth_hist);
+  CHECK(a.max_depth == b.max_depth);
+  CHECK(a.probe.steps == b.probe.steps);
+  CHECK(a.probe.active_lanes == b.probe.active_lanes);
+  CHECK(a.probe.warps == b.probe.warps);
+  CHECK(a.probe.lanes_hist == b.probe.lanes_hist);
+  CHECK(a.probe.efficiency_hist == b.probe.efficiency_hist);
+  CHECK(a.probe.efficiency_sum == doctest::Approx(b.probe.efficiency_sum));
+  CHECK(a.probe.step_efficiency == b.probe.step_efficiency);
+  CHECK(a.probe.mean_warp_efficiency == b.probe.mean_warp_efficiency);
+}
+
+void check_same_records(const std::vector<cdpkit::launch_record>& a, const std::vector<cdpkit::launch_record>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    CAPTURE(k);
+    for (const schema::record_field& f : schema::record_fields) {
+      CAPTURE(f.name);
+      CHECK(f.get(a[k]) == f.get(b[k]));
+    }
+  }
+}
+
+void check_same_summary(const schema::trace_summary& a, const schema::trace_summary& b) {
+  CHECK(a.launch_requests == b.launch_requests);
+  CHECK(a.child_launches == b.child_launches);
+  CHECK(a.fallbacks == b.fallbacks);
+  CHECK(a.fallback_budget == b.fallback_budget);
+  CHECK(a.fallback_depth == b.fallback_depth);
+  CHECK(a.failed_launches == b.failed_launches);
+  CHECK(a.tiny_launches == b.tiny_launches);
+  CHECK(a.tiny_grid_share == doctest::Approx(b.tiny_grid_share));
+  CHECK(a.max_depth == b.max_depth);
+  CHECK(a.pending_high_water == b.pending_high_water);
+  CHECK(a.probe_steps == b.probe_steps);
+  CHECK(a.probe_active_lanes == b.probe_active_lanes);
+  CHECK(a.warp_efficiency == doctest::Approx(b.warp_efficiency));
+  CHECK(a.mean_warp_efficiency == doctest::Approx(b.mean_warp_efficiency));
+}
+
+/// The same document as cdpkit-profile/1 wrote it: the old column name, none of the new fields.
+json as_version_1(json doc) {
+  doc["schema"] = "cdpkit-profile/1";
+  for (auto& run : doc["runs"]) {
+    run.erase("baseline");
+    if (run["trace"].is_null()) continue;
+    auto& fields = run["trace"]["records"]["fields"];
+    for (auto& f : fields)
+      if (f == "child_block_threads") f = "block_threads";
+    for (auto& site : run["trace"]["sites"]) {
+      site.erase("role");
+      site["probe"].erase("efficiency_sum");
+    }
+  }
+  return doc;
+}
+
+std::string parse_error(const json& doc) {
+  try {
+    (void)schema::parse_profile(doc.dump(), "p.json");
+  } catch (const schema::format_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("the record columns are one table, in the order the rows are written") {
+  std::vector<std::string> names, v1_names;
+  for (const auto& f : schema::record_fields) {
+    names.push_back(f.name);
+    v1_names.push_back(f.v1_name);
+  }
+  CHECK(names == std::vector<std::string>{"id", "parent", "t_ns", "site", "depth", "blocks", "child_block_threads",
+                                          "work", "stream", "outcome", "error"});
+  CHECK(v1_names[6] == "block_threads");
+  const json trace = schema::trace_json(*constructed_profile().runs[1].trace);
+  CHECK(trace["records"]["fields"] == json(names));
+  const json& row = trace["records"]["rows"][3];
+  REQUIRE(row.size() == schema::record_fields.size());
+  CHECK(row[1] == 1);
+  CHECK(row[6] == 0);
+  CHECK(row[8] == "fire_and_forget");
+  CHECK(row[9] == "fallback_error");
+  CHECK(row[10] == -69);
+  CHECK(trace["records"]["rows"][0][1].is_null());  // no_record is written as null
+}
+
+TEST_CASE("a document written by the schema is read back with every field") {
+  const schema::profile p = constructed_profile();
+  const json doc = schema::profile_json(p);
+  CHECK(doc["schema"] == schema::profile_schema);
+  const schema::profile q = schema::parse_profile(doc.dump(), "p.json");
+  CHECK(q.version == 2);
+  CHECK(q.path == "p.json");
+  CHECK(q.program == p.program);
+  CHECK(q.created == p.created);
+  CHECK(q.device.name == p.device.name);
+  CHECK(q.device.cc == p.device.cc);
+  CHECK(q.device.sms == p.device.sms);
+  CHECK(q.device.memory_bytes == p.device.memory_bytes);
+  CHECK(q.device.max_threads_per_sm == p.device.max_threads_per_sm);
+  CHECK(q.device.driver == p.device.driver);
+  CHECK(q.device.runtime == p.device.runtime);
+  CHECK(q.build == p.build);
+  REQUIRE(q.runs.size() == p.runs.size());
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    const auto &a = q.runs[k], &b = p.runs[k];
+    CAPTURE(b.variant);
+    CHECK(a.id == b.id);
+    CHECK(a.algorithm == b.algorithm);
+    CHECK(a.variant == b.variant);
+    CHECK(a.input == b.input);
+    CHECK(a.baseline == b.baseline);
+    CHECK(a.params == b.params);
+    CHECK(a.ms == b.ms);
+    CHECK(a.work == b.work);
+    CHECK(a.work_unit == b.work_unit);
+    CHECK(a.checked == b.checked);
+    CHECK(a.verified == b.verified);
+    CHECK(a.mismatches == b.mismatches);
+    REQUIRE(a.trace.has_value() == b.trace.has_value());
+    if (!b.trace) continue;
+    const auto &ta = *a.trace, &tb = *b.trace;
+    CHECK(ta.pending_limit == tb.pending_limit);
+    CHECK(ta.pending_budget == tb.pending_budget);
+    CHECK(ta.pending_high_water == tb.pending_high_water);
+    CHECK(ta.max_depth_limit == tb.max_depth_limit);
+    CHECK(ta.tiny_grid_work == tb.tiny_grid_work);
+    CHECK(ta.records_requested == tb.records_requested);
+    CHECK(ta.records_stored == tb.records_stored);
+    CHECK(ta.records_dropped == tb.records_dropped);
+    REQUIRE(ta.sites.size() == tb.sites.size());
+    for (std::size_t s = 0; s < tb.sites.size(); ++s) check_same_sites(ta.sites[s], tb.sites[s]);
+    check_same_records(ta.records, tb.records);
+    check_same_summary(ta.summary, tb.summary);
+  }
+}
+
+TEST_CASE("the summary is computed once, from the sites, and written with the trace") {
+  const schema::profile p = constructed_profile();
+  const auto& t = *p.runs[1].trace;
+  const schema::trace_summary s = schema::summarize(t);
+  CHECK(s.launch_requests == 13u);
+  CHECK(s.child_launches == 9u);
+  CHECK(s.fallbacks == 4u);
+  CHECK(s.fallback_budget == 2u);
+  CHECK(s.fallback_depth == 1u);
+  CHECK(s.failed_launches == 1u);
+  CHECK(s.tiny_launches == 3u);
+  CHECK(s.tiny_grid_share == doctest::Approx(3.0 / 9.0));
+  CHECK(s.max_depth == 1u);
+  CHECK(s.pending_high_water == 17u);
+  CHECK(s.probe_steps == 100u);
+  CHECK(s.warp_efficiency == doctest::Approx(0.25));
+  CHECK(s.mean_warp_efficiency == doctest::Approx(0.25));
+  const json written = schema::trace_json(t)["summary"];
+  CHECK(written["fallbacks"] == 4);
+  CHECK(written["tiny_grid_share"] == doctest::Approx(3.0 / 9.0));
+  const schema::trace_summary empty = schema::summarize(schema::trace_profile{});
+  CHECK(empty.warp_efficiency < 0);
+  CHECK(empty.mean_warp_efficiency < 0);
+  CHECK(empty.tiny_grid_share == 0.0);
+  CHECK(schema::summary_json(empty)["warp_efficiency"].is_null());
+}
+
+TEST_CASE("a cdpkit-profile/1 document is read with the meaning it had") {
+  const json v1 = as_version_1(schema::profile_json(constructed_profile()));
+  const schema::profile p = schema::parse_profile(v1.dump(), "old.json");
+  CHECK(p.version == 1);
+  REQUIRE(p.runs.size() == 2u);
+  CHECK(p.runs[1].baseline == "serial_loop");  // loop_to_child's baseline in /1
+  const auto& t = *p.runs[1].trace;
+  CHECK(t.records[2].child_block_threads == 1024u);  // the column was called block_threads
+  CHECK(t.sites[0].role == schema::site_role::launch);
+  CHECK(t.sites[1].role == schema::site_role::child_probe);  // its name ends in child_items
+  CHECK(t.sites[1].probe.efficiency_sum == doctest::Approx(1.0));  // mean * warps
+  CHECK(t.summary.mean_warp_efficiency == doctest::Approx(0.25));
+  // bfs runs compare to vertex_loop, other families to their input's first run
+  json bfs = v1;
+  for (auto& run : bfs["runs"]) run["algorithm"] = "bfs";
+  CHECK(schema::parse_profile(bfs.dump(), "b.json").runs[0].baseline == "vertex_loop");
+  json other = v1;
+  for (auto& run : other["runs"]) run["algorithm"] = "sort";
+  CHECK(schema::parse_profile(other.dump(), "o.json").runs[0].baseline.empty());
+}
+
+TEST_CASE("the committed H200 fixture is cdpkit-profile/1 and still reads") {
+  const schema::profile p = schema::load_profile(CDPKIT_TEST_FIXTURES "/loop_to_child_h200.json");
+  CHECK(p.version == 1);
+  REQUIRE_FALSE(p.runs.empty());
+  CHECK(p.runs[0].variant == "serial_loop");
+  for (const auto& run : p.runs) CHECK(run.baseline == "serial_loop");
+  const auto index = cdpkit::report::baseline_of(p, 1);
+  REQUIRE(index.has_value());
+  CHECK(*index == 0u);
+  bool child_probe = false;
+  for (const auto& run : p.runs)
+    if (run.trace)
+      for (const auto& s : run.trace->sites) child_probe = child_probe || s.role == schema::site_role::child_probe;
+  CHECK(child_probe);
+  // written again, it is the current version and reads the same
+  const schema::profile q = schema::parse_profile(schema::profile_json(p).dump(), "again.json");
+  CHECK(q.version == 2);
+  REQUIRE(q.runs.size() == p.runs.size());
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    CHECK(q.runs[k].baseline == p.runs[k].baseline);
+    if (!p.runs[k].trace) continue;
+    check_same_records(q.runs[k].trace->records, p.runs[k].trace->records);
+    for (std::size_t s = 0; s < p.runs[k].trace->sites.size(); ++s)
+      check_same_sites(q.runs[k].trace->sites[s], p.runs[k].trace->sites[s]);
+  }
+}
+
+TEST_CASE("cdpkit-profile/2 requires its new fields and names the one that is wrong") {
+  const json doc = schema::profile_json(constructed_profile());
+  json d = doc;
+  d["runs"][1]["trace"]["records"]["fields"][6] = "block_threads";
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/fields: expected the record fields id, parent, t_ns, site, "
+                          "depth, blocks, child_block_threads, work, stream, outcome, error");
+  d = doc;
+  d["runs"][1]["trace"]["sites"][0]["role"] = "driver";
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/sites/0/role: unknown site role 'driver' (launch, probe or child_probe)");
+  d = doc;
+  d["runs"][0].erase("baseline");
+  CHECK(parse_error(d) == "p.json: /runs/0/baseline: missing");
+  d = doc;
+  d["runs"][1]["trace"]["sites"][0]["streams"].erase("tail");
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/sites/0/streams/tail: missing");
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][0][8] = "sideways";
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/0/8: unknown stream name 'sideways'");
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][0][3] = 65536;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/0/3: expected a non-negative integer up to 65535");
+  d = doc;
+  d["runs"][1]["trace"]["sites"][1]["probe"].erase("efficiency_sum");
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/sites/1/probe/efficiency_sum: missing");
+}
+
+TEST_CASE("numbers are formatted one way for tables and reports") {
+  CHECK(schema::grouped(0) == "0");
+  CHECK(schema::grouped(999) == "999");
+  CHECK(schema::grouped(1000) == "1,000");
+  CHECK(schema::grouped(1234567) == "1,234,567");
+  CHECK(schema::grouped(18446744073709551615ull) == "18,446,744,073,709,551,615");
+  CHECK(schema::fixed(1.25, 1) == "1.2");
+  CHECK(schema::fixed(3.0, 3) == "3.000");
+  CHECK(schema::percent(0.91) == "91%");
+  CHECK(schema::percent(0.034) == "3.4%");
+  CHECK(schema::percent(0.0) == "0%");
+  CHECK(schema::percent(1.0) == "100%");
+  CHECK(schema::format("%.2fx", 23.04) == "23.04x");
+  CHECK(schema::utf8_replaced("ok \xc3\xa9") == "ok \xc3\xa9");
+  CHECK(schema::utf8_replaced("bad \xff") == "bad \xef\xbf\xbd");
+}
+
+TEST_CASE("files are written whole through a temporary file that never stays behind") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_schema_test_files";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "taken" / "inside");
+  const auto count_tmp = [&] {
+    std::size_t n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) n += e.path().extension() == ".tmp";
+    return n;
+  };
+  const std::string ok = (dir / "ok.txt").string();
+  schema::write_file_atomically(ok, "first");
+  schema::write_file_atomically(ok, "second");
+  std::ifstream in(ok);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == "second");
+  CHECK_THROWS_WITH_AS(schema::write_file_atomically("", "x"), "empty output path", schema::write_error);
+  const std::string taken = (dir / "taken").string();
+  CHECK_THROWS_WITH_AS(schema::write_file_atomically(taken, "x"),
+                       doctest::Contains((taken + ": cannot move the finished file into place").c_str()),
+                       schema::write_error);
+  CHECK(std::filesystem::is_directory(taken));
+  const std::string missing = (dir / "missing" / "f.json").string();
+  CHECK_THROWS_WITH_AS(schema::write_json_file(json::object(), missing), doctest::Contains(missing.c_str()),
+                       schema::write_error);
+  const std::string doc = (dir / "doc.json").string();
+  schema::write_json_file(json{{"name", "GPU \xff"}}, doc);
+  CHECK(json::parse(std::ifstream(doc))["name"] == "GPU \xef\xbf\xbd");
+  CHECK(count_tmp() == 0u);
+  std::filesystem::remove_all(dir);
+}
