@@ -16,6 +16,7 @@
 //                         next level; no host round trip per level
 //   edge_balanced         no CDP: scan of frontier degrees + search (flat_balanced)
 
+#include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>

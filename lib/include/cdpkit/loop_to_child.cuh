@@ -17,6 +17,7 @@
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/loop_to_child/kernels.cuh>
+#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/nvtx.hpp>
 
 #include <cub/device/device_scan.cuh>
@@ -38,6 +39,7 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
                             const loop_policy& policy, launch_runtime& runtime,
                             cudaStream_t stream) {
   using namespace loop_to_child_detail;
+  loop_to_child::register_site_names();
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
   const std::uint32_t n = segments.num_segments;
   if (n == 0) return;

@@ -13,6 +13,7 @@
 
 #include <cdpkit/launch.hpp>
 #include <cdpkit/launch/types.hpp>
+#include <cdpkit/loop_to_child/sites.hpp>
 
 #include <cuda_runtime_api.h>
 

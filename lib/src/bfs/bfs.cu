@@ -2,6 +2,7 @@
 // neighbour expansion.
 
 #include <cdpkit/bfs.hpp>
+#include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child.cuh>
@@ -161,6 +162,7 @@ loop_policy policy_for(const bfs_options& o) {
 }  // namespace
 
 bfs_engine::bfs_engine(const device_graph& graph) : graph_(&graph) {
+  bfs_sites::register_site_names();
   if (graph.num_vertices() > max_segments)
     throw input_error("bfs: " + std::to_string(graph.num_vertices()) + " vertices; at most " +
                       std::to_string(max_segments) + " (2^32 - 256) are supported");

@@ -3,7 +3,7 @@
 // cooperative (warp / block) processing of a concatenation of segments.
 
 #include <cdpkit/launch.cuh>
-#include <cdpkit/launch/sites.hpp>
+#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/probe.cuh>
 
 #include <cstdint>
