@@ -8,6 +8,10 @@
 //       [=] __device__ (std::uint32_t i, std::uint32_t j) { more_data[j] = do_more_work(i, j); },
 //       cdpkit::loop_policy::thresholded());
 //
+// Layers (as CUB's): this header is the entry point and dispatches on the policy; the thin
+// __global__ wrappers are cdpkit/loop_to_child/kernels.cuh; the strategies themselves, one file
+// each, are the agents of cdpkit/loop_to_child/agents.cuh, which other algorithms use directly.
+//
 // Semantics, whatever the policy: pre_op(i) runs exactly once for every i < num_segments;
 // item_op(i, j) (or item_op(j)) runs exactly once for every j in [d_begin[i], d_end[i]), after
 // pre_op(i) and with its writes visible. No order among different i or j is promised.
@@ -38,7 +42,7 @@ template <class Segments, class PreOp, class ItemOp>
 void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_op,
                             const loop_policy& policy, launch_runtime& runtime,
                             cudaStream_t stream) {
-  using namespace loop_to_child_detail;
+  using namespace loop_to_child;
   loop_to_child::register_site_names();
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
   const std::uint32_t n = segments.num_segments;

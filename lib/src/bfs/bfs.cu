@@ -89,11 +89,11 @@ struct level_body {
   __device__ void operator()(const launch_context& self) const {
     std::uint32_t* cur_frontier = cur == 0 ? a.d_frontier0 : a.d_frontier1;
     std::uint32_t* next_frontier = cur == 0 ? a.d_frontier1 : a.d_frontier0;
-    loop_to_child_detail::thresholded_agent(
+    loop_to_child::thresholded_agent(
         self, frontier_segments{a.d_offsets, cur_frontier, count}, no_pre_op{},
         visit_op{a.d_neighbors, a.d_levels, level + 1, next_frontier, &a.d_counters[1 - cur]},
         a.threshold, stream_kind::fire_and_forget, sites::bfs_neighbors,
-        loop_to_child_detail::block_threads);
+        loop_to_child::block_threads);
   }
 };
 
@@ -110,10 +110,10 @@ struct driver_body {
     if (count == 0) return;  // done: the last level found nothing
     a.d_counters[1 - cur] = 0;
     const auto grid = static_cast<unsigned int>(
-        (std::uint64_t{count} + loop_to_child_detail::block_threads - 1) /
-        loop_to_child_detail::block_threads);
+        (std::uint64_t{count} + loop_to_child::block_threads - 1) /
+        loop_to_child::block_threads);
     const launch_result r = launch_child(self, sites::bfs_level, dim3(grid),
-                                         dim3(loop_to_child_detail::block_threads),
+                                         dim3(loop_to_child::block_threads),
                                          stream_kind::fire_and_forget,
                                          level_body{a, level, cur, count}, 0u, count);
     if (!r) {
