@@ -41,12 +41,11 @@ void check_all_variants(const cdpkit::csr_graph& g, std::uint32_t source, const 
   cdpkit::device_graph dg(g);
   cdpkit::bfs_engine engine(dg);
   auto& rt = cdpkit::default_runtime();
-  for (const auto v : cdpkit::all_bfs_variants()) {
+  for (const auto& v : cdpkit::all_bfs_variants()) {
     CAPTURE(name);
     CAPTURE(cdpkit::to_string(v));
-    cdpkit::bfs_options o;
-    o.variant = v;
-    if (v == cdpkit::bfs_variant::device_driver)
+    cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
+    if (v.variant == cdpkit::bfs_variant::device_driver)
       o.threshold = cdpkit::default_bfs_threshold(g, o, rt.pending_budget());
     const auto stats = engine.run(source, o, rt);
     const auto got = engine.levels();
@@ -102,7 +101,7 @@ TEST_CASE("BFS rejects a source outside the graph" * CDPKIT_GPU_CASE) {
   CHECK_THROWS_AS(cdpkit::bfs(dp, 10), cdpkit::input_error);
 }
 
-TEST_CASE("cdp_naive keeps exact levels when the frontier exceeds the pending limit" * CDPKIT_GPU_CASE) {
+TEST_CASE("child_per_thread keeps exact levels when the frontier exceeds the pending limit" * CDPKIT_GPU_CASE) {
   const auto g = cdpkit::load_graph("rmat:16", {}, 9);
   const std::uint32_t hub = g.highest_degree_vertex();
   const auto expected = cdpkit::bfs_reference(g, hub);
@@ -111,7 +110,7 @@ TEST_CASE("cdp_naive keeps exact levels when the frontier exceeds the pending li
   auto& rt = cdpkit::default_runtime();
   cdpkit::profiling::trace_session session(rt);
   cdpkit::bfs_options o;
-  o.variant = cdpkit::bfs_variant::cdp_naive;
+  o.variant = cdpkit::bfs_variant::child_per_thread;  // the lecture's code (was cdp_naive)
   engine.run(hub, o, rt);
   CHECK(engine.levels() == expected);
   const auto trace = session.collect();
@@ -147,11 +146,10 @@ TEST_CASE("BFS levels on RMAT scale 18 pass Graph500-style validation" * CDPKIT_
   const std::uint32_t hub = g.highest_degree_vertex();
   cdpkit::device_graph dg(g);
   cdpkit::bfs_engine engine(dg);
-  for (const auto v : cdpkit::all_bfs_variants()) {
+  for (const auto& v : cdpkit::all_bfs_variants()) {
     CAPTURE(cdpkit::to_string(v));
-    cdpkit::bfs_options o;
-    o.variant = v;
-    if (v == cdpkit::bfs_variant::device_driver)
+    cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
+    if (v.variant == cdpkit::bfs_variant::device_driver)
       o.threshold = cdpkit::default_bfs_threshold(g, o, cdpkit::default_runtime().pending_budget());
     engine.run(hub, o, cdpkit::default_runtime());
     const auto validation = cdpkit::validate_bfs_levels(g, hub, engine.levels());
