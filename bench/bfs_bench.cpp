@@ -1,5 +1,5 @@
 // bfs_bench — every BFS variant on RMAT scale 20 and 22, a grid and the shared real graphs, in
-// one process: ratios to vertex_loop and edge_balanced, a threshold sweep on RMAT, and the
+// one process: ratios to serial_loop and flat_balanced, a threshold sweep on RMAT, and the
 // calibration of the BFS cost model (a lone thread walking a hub). JSON in the BENCH.md shape.
 
 #include <cdpkit/harness/bfs_runs.hpp>
@@ -30,7 +30,7 @@ cdpkit::csr_graph star(std::uint32_t leaves) {
   return cdpkit::build_csr(list);
 }
 
-/// ns per neighbour of one thread looping over a hub's list: vertex_loop from the hub of two
+/// ns per neighbour of one thread looping over a hub's list: serial_loop from the hub of two
 /// stars, the slope between them.
 double calibrate_neighbor_ns(cdpkit::launch_runtime& runtime, int reps) {
   const auto time_star = [&](std::uint32_t leaves) {
@@ -38,7 +38,7 @@ double calibrate_neighbor_ns(cdpkit::launch_runtime& runtime, int reps) {
     cdpkit::device_graph dg(g);
     cdpkit::bfs_engine engine(dg);
     cdpkit::bfs_options o;
-    o.variant = cdpkit::bfs_variant::vertex_loop;
+    o.variant = cdpkit::bfs_variant::serial_loop;
     return cdpkit::harness::time_runs([&](cudaStream_t s) { engine.run(0, o, runtime, s); }, {},
                                         reps, 1, nullptr)
         .median_ms;
@@ -84,18 +84,14 @@ int main(int argc, char** argv) {
           graph.highest_degree_vertex());
       cdpkit::device_graph dgraph(graph);
       std::vector<cdpkit::bfs_options> runs;
-      for (auto v : cdpkit::all_bfs_variants()) {
-        cdpkit::bfs_options o;
-        o.variant = v;
-        runs.push_back(o);
-      }
+      for (const auto& v : cdpkit::all_bfs_variants()) runs.push_back(cdpkit::bfs_options::of(v));
       if (spec.rfind("rmat:", 0) == 0) {
         for (std::uint32_t t : {64u, 256u, 1200u, 4096u}) {
           cdpkit::bfs_options o;
-          o.variant = cdpkit::bfs_variant::cdp_threshold;
+          o.variant = cdpkit::bfs_variant::thresholded;
           o.threshold = t;
           runs.push_back(o);
-          o.variant = cdpkit::bfs_variant::cdp_aggregated_warp;
+          o.variant = cdpkit::bfs_variant::warp_aggregated;
           runs.push_back(o);
         }
       }
@@ -109,8 +105,9 @@ int main(int argc, char** argv) {
             static_cast<int>(std::min<std::uint32_t>(graph.num_vertices, 1u << 23));
         cdpkit::launch_runtime raised(lecture);
         std::vector<cdpkit::bfs_options> seed_runs(2);
-        seed_runs[0].variant = cdpkit::bfs_variant::cdp_naive;
-        seed_runs[1].variant = cdpkit::bfs_variant::cdp_streams;
+        seed_runs[0].variant = cdpkit::bfs_variant::child_per_thread;
+        seed_runs[1].variant = cdpkit::bfs_variant::child_per_thread;
+        seed_runs[1].stream = cdpkit::stream_kind::named_per_thread;
         for (auto& r : cdpkit::harness::run_bfs_variants(c, dgraph, raised, seed_runs, reps))
           results.push_back(std::move(r));
       }

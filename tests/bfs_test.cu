@@ -8,6 +8,7 @@
 #include <cdpkit/bfs.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
+#include <cdpkit/loop_to_child/threshold_rule.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 
 #include <filesystem>
@@ -41,12 +42,11 @@ void check_all_variants(const cdpkit::csr_graph& g, std::uint32_t source, const 
   cdpkit::device_graph dg(g);
   cdpkit::bfs_engine engine(dg);
   auto& rt = cdpkit::default_runtime();
-  for (const auto v : cdpkit::all_bfs_variants()) {
+  for (const auto& v : cdpkit::all_bfs_variants()) {
     CAPTURE(name);
     CAPTURE(cdpkit::to_string(v));
-    cdpkit::bfs_options o;
-    o.variant = v;
-    if (v == cdpkit::bfs_variant::device_driver)
+    cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
+    if (v.variant == cdpkit::bfs_variant::device_driver)
       o.threshold = cdpkit::default_bfs_threshold(g, o, rt.pending_budget());
     const auto stats = engine.run(source, o, rt);
     const auto got = engine.levels();
@@ -56,6 +56,15 @@ void check_all_variants(const cdpkit::csr_graph& g, std::uint32_t source, const 
     std::uint32_t levels = 0;
     for (auto l : expected) if (l != cdpkit::bfs_unreached) levels = std::max(levels, l + 1);
     CHECK(stats.num_levels == levels);
+    // one threshold per expanded level for the variants with child grids, none for the others
+    const bool cdp = v.variant != cdpkit::bfs_variant::serial_loop &&
+                     v.variant != cdpkit::bfs_variant::flat_balanced;
+    CHECK(stats.level_thresholds.size() == (cdp ? stats.num_levels : 0u));
+    CHECK(stats.threshold_auto == (cdp && !o.threshold && v.variant != cdpkit::bfs_variant::child_per_thread));
+    for (const auto t : stats.level_thresholds) {
+      if (v.variant == cdpkit::bfs_variant::child_per_thread) CHECK(t == 0u);
+      if (o.threshold) CHECK(t == *o.threshold);
+    }
   }
 }
 
@@ -102,7 +111,7 @@ TEST_CASE("BFS rejects a source outside the graph" * CDPKIT_GPU_CASE) {
   CHECK_THROWS_AS(cdpkit::bfs(dp, 10), cdpkit::input_error);
 }
 
-TEST_CASE("cdp_naive keeps exact levels when the frontier exceeds the pending limit" * CDPKIT_GPU_CASE) {
+TEST_CASE("child_per_thread keeps exact levels when the frontier exceeds the pending limit" * CDPKIT_GPU_CASE) {
   const auto g = cdpkit::load_graph("rmat:16", {}, 9);
   const std::uint32_t hub = g.highest_degree_vertex();
   const auto expected = cdpkit::bfs_reference(g, hub);
@@ -111,7 +120,7 @@ TEST_CASE("cdp_naive keeps exact levels when the frontier exceeds the pending li
   auto& rt = cdpkit::default_runtime();
   cdpkit::profiling::trace_session session(rt);
   cdpkit::bfs_options o;
-  o.variant = cdpkit::bfs_variant::cdp_naive;
+  o.variant = cdpkit::bfs_variant::child_per_thread;  // the lecture's code (was cdp_naive)
   engine.run(hub, o, rt);
   CHECK(engine.levels() == expected);
   const auto trace = session.collect();
@@ -136,10 +145,62 @@ TEST_CASE("the device driver runs the level loop on the device" * CDPKIT_GPU_CAS
   CHECK(stats.num_levels == 63u);
   CHECK(stats.device_levels == 63u);
   CHECK_FALSE(stats.driver_handed_back);
+  CHECK(stats.level_thresholds == std::vector<std::uint32_t>(63, 64u));  // what the driver used
   const auto trace = session.collect();
   CHECK(trace.sites[cdpkit::sites::bfs_level].outcomes[0] == 63u);
   CHECK(trace.sites[cdpkit::sites::bfs_driver].outcomes[0] == 63u);  // the last one finds nothing
   CHECK(trace.sites[cdpkit::sites::bfs_driver].max_depth == 0u);     // continuations stay at depth 0
+}
+
+TEST_CASE("BFS returns the automatic threshold of every level, traced or not" * CDPKIT_GPU_CASE) {
+  // The device picks T per level from the frontier's degrees (balanced rule, thresholded: the
+  // segment histogram); the host computes the same from the reference levels.
+  const auto g = cdpkit::load_graph("rmat:14", {}, 3);
+  const std::uint32_t hub = g.highest_degree_vertex();
+  const auto reference = cdpkit::bfs_reference(g, hub);
+  cdpkit::device_graph dg(g);
+  cdpkit::bfs_engine engine(dg);
+  auto& rt = cdpkit::default_runtime();
+  cdpkit::bfs_options o;
+  o.variant = cdpkit::bfs_variant::thresholded;
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t level = 0;; ++level) {
+    std::uint64_t hist[cdpkit::trace_limits::log2_buckets] = {};
+    bool any = false;
+    for (std::uint32_t v = 0; v < g.num_vertices; ++v) {
+      if (reference[v] != level) continue;
+      any = true;
+      const std::uint32_t d = g.degree(v);
+      if (d > 0) ++hist[31 - static_cast<unsigned>(__builtin_clz(d))];
+    }
+    if (!any) break;
+    const auto max_launches = static_cast<std::uint32_t>(o.cost_model.budget_share *
+                                                          static_cast<double>(rt.pending_budget()));
+    expected.push_back(cdpkit::balanced_threshold(
+        hist, cdpkit::trace_limits::log2_buckets, o.cost_model.serial_item_ns,
+        o.cost_model.launch_ns[static_cast<int>(cdpkit::stream_kind::fire_and_forget)],
+        max_launches));
+  }
+  cdpkit::bfs_stats traced_stats;
+  cdpkit::trace_snapshot trace;
+  {
+    cdpkit::profiling::trace_session session(rt);
+    traced_stats = engine.run(hub, o, rt);
+    trace = session.collect();
+  }
+  CHECK(engine.levels() == reference);
+  CHECK(traced_stats.threshold_auto);
+  CHECK(traced_stats.level_thresholds == expected);
+  REQUIRE_FALSE(traced_stats.level_thresholds.empty());
+  CHECK(traced_stats.level_thresholds.back() == trace.totals.last_auto_threshold);
+  REQUIRE_FALSE(rt.tracing());
+  const auto untraced_stats = engine.run(hub, o, rt);
+  CHECK(untraced_stats.level_thresholds == expected);
+  // a given T is reported for every level
+  o.threshold = 100;
+  const auto given = engine.run(hub, o, rt);
+  CHECK_FALSE(given.threshold_auto);
+  CHECK(given.level_thresholds == std::vector<std::uint32_t>(given.num_levels, 100u));
 }
 
 TEST_CASE("BFS levels on RMAT scale 18 pass Graph500-style validation" * CDPKIT_GPU_CASE) {
@@ -147,11 +208,10 @@ TEST_CASE("BFS levels on RMAT scale 18 pass Graph500-style validation" * CDPKIT_
   const std::uint32_t hub = g.highest_degree_vertex();
   cdpkit::device_graph dg(g);
   cdpkit::bfs_engine engine(dg);
-  for (const auto v : cdpkit::all_bfs_variants()) {
+  for (const auto& v : cdpkit::all_bfs_variants()) {
     CAPTURE(cdpkit::to_string(v));
-    cdpkit::bfs_options o;
-    o.variant = v;
-    if (v == cdpkit::bfs_variant::device_driver)
+    cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
+    if (v.variant == cdpkit::bfs_variant::device_driver)
       o.threshold = cdpkit::default_bfs_threshold(g, o, cdpkit::default_runtime().pending_budget());
     engine.run(hub, o, cdpkit::default_runtime());
     const auto validation = cdpkit::validate_bfs_levels(g, hub, engine.levels());
@@ -179,6 +239,7 @@ TEST_CASE("the device driver hands the level loop back to the host when a launch
   CHECK(stats.driver_handed_back);
   CHECK(stats.device_levels == 1u);
   CHECK(stats.num_levels == 31u);
+  CHECK(stats.level_thresholds == std::vector<std::uint32_t>(31, 1000u));  // device and host levels
   const auto trace = session.collect();
   CHECK(trace.sites[cdpkit::sites::bfs_driver].outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)] == 1u);
 }

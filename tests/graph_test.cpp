@@ -527,9 +527,55 @@ TEST_CASE("the CPU reference BFS and the Graph500 validation agree and catch cor
   CHECK(cdpkit::validate_bfs_levels(g, 0, bad).first_error.find("joins a reached and an unreached") !=
         std::string::npos);
   CHECK_THROWS_AS(cdpkit::bfs_reference(g, 6), cdpkit::input_error);
-  CHECK(cdpkit::parse_bfs_variant("device_driver") == cdpkit::bfs_variant::device_driver);
+  CHECK(cdpkit::parse_bfs_variant("device_driver").variant == cdpkit::bfs_variant::device_driver);
   CHECK_THROWS_WITH_AS(cdpkit::parse_bfs_variant("magic"), doctest::Contains("unknown BFS variant 'magic'"),
                        cdpkit::input_error);
+}
+
+TEST_CASE("BFS variants carry the loop policy names and the old names parse as aliases") {
+  using cdpkit::bfs_variant;
+  using cdpkit::bfs_variant_choice;
+  using cdpkit::stream_kind;
+  struct alias {
+    const char* name;
+    bfs_variant_choice expected;
+  };
+  for (const auto& a : {alias{"vertex_loop", {bfs_variant::serial_loop, std::nullopt}},
+                        alias{"cdp_naive", {bfs_variant::child_per_thread, std::nullopt}},
+                        alias{"cdp_streams", {bfs_variant::child_per_thread,
+                                              stream_kind::named_per_thread}},
+                        alias{"cdp_threshold", {bfs_variant::thresholded, std::nullopt}},
+                        alias{"cdp_aggregated_warp", {bfs_variant::warp_aggregated, std::nullopt}},
+                        alias{"cdp_aggregated_block", {bfs_variant::block_aggregated, std::nullopt}},
+                        alias{"edge_balanced", {bfs_variant::flat_balanced, std::nullopt}}}) {
+    CAPTURE(a.name);
+    CHECK(cdpkit::parse_bfs_variant(a.name) == a.expected);
+  }
+  // every variant's name is its loop policy's (device_driver has none), and names round-trip
+  for (const auto& v : cdpkit::all_bfs_variants()) {
+    CAPTURE(cdpkit::to_string(v));
+    CHECK(cdpkit::parse_bfs_variant(cdpkit::to_string(v)) == v);
+    if (v.variant != bfs_variant::device_driver)
+      CHECK(std::string(cdpkit::to_string(v.variant)) ==
+            cdpkit::to_string(cdpkit::parse_loop_policy_kind(cdpkit::to_string(v.variant))));
+  }
+  CHECK(cdpkit::to_string(cdpkit::parse_bfs_variant("cdp_streams")) ==
+        "child_per_thread+named_per_thread");
+  CHECK(cdpkit::parse_bfs_variant("thresholded+null_stream") ==
+        bfs_variant_choice{bfs_variant::thresholded, stream_kind::null_stream});
+  CHECK_THROWS_WITH_AS(cdpkit::parse_bfs_variant("thresholded+river"),
+                       doctest::Contains("river"), cdpkit::input_error);
+  // the stream and child block size default per variant as before the options existed
+  cdpkit::bfs_options o = cdpkit::bfs_options::of(cdpkit::parse_bfs_variant("cdp_naive"));
+  CHECK(o.effective_stream() == stream_kind::null_stream);
+  CHECK(o.effective_child_block_threads() == 1024u);
+  o = cdpkit::bfs_options::of(cdpkit::parse_bfs_variant("cdp_streams"));
+  CHECK(o.effective_stream() == stream_kind::named_per_thread);
+  CHECK(o.effective_child_block_threads() == 1024u);
+  o = cdpkit::bfs_options::of(cdpkit::parse_bfs_variant("thresholded"));
+  CHECK(o.effective_stream() == stream_kind::fire_and_forget);
+  CHECK(o.effective_child_block_threads() == 256u);
+  CHECK(cdpkit::all_bfs_variants().size() == 8u);  // the story: child_per_thread twice
 }
 
 TEST_CASE("the graph-wide BFS threshold keeps the vertices above it within half the budget") {

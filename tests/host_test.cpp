@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/launch/sites.hpp>
 #include <cdpkit/harness/segment_workload.hpp>
 #include <cdpkit/loop_to_child.hpp>
@@ -135,6 +136,44 @@ TEST_CASE("site names cover library sites and registered user sites") {
   CHECK(cdpkit::sites::site_name(40) == "my.kernel");
   CHECK_THROWS_AS(cdpkit::sites::set_site_name(3, "taken"), cdpkit::input_error);
   CHECK_THROWS_AS(cdpkit::sites::set_site_name(64, "too far"), cdpkit::input_error);
+}
+
+TEST_CASE("each area registers its own site names, with the ids and names of the profiles") {
+  namespace sites = cdpkit::sites;
+  // the numeric ids are in profiles: they never change
+  struct expected {
+    std::uint16_t id;
+    int value;
+    const char* name;
+  };
+  for (const auto& e : {expected{sites::root, 0, "root"},
+                        expected{sites::l2c_child_per_thread, 1, "loop_to_child.child_per_thread"},
+                        expected{sites::l2c_thresholded, 2, "loop_to_child.thresholded"},
+                        expected{sites::l2c_warp_aggregated, 3, "loop_to_child.warp_aggregated"},
+                        expected{sites::l2c_block_aggregated, 4, "loop_to_child.block_aggregated"},
+                        expected{sites::l2c_serial_items, 8, "loop_to_child.serial_items"},
+                        expected{sites::l2c_inline_items, 9, "loop_to_child.inline_items"},
+                        expected{sites::l2c_child_items, 10, "loop_to_child.child_items"},
+                        expected{sites::l2c_cooperative_items, 11, "loop_to_child.cooperative_items"},
+                        expected{sites::l2c_flat_items, 12, "loop_to_child.flat_items"},
+                        expected{sites::bfs_neighbors, 16, "bfs.neighbors"},
+                        expected{sites::bfs_level, 17, "bfs.level"},
+                        expected{sites::bfs_driver, 18, "bfs.driver"}}) {
+    CAPTURE(e.name);
+    CHECK(e.id == e.value);
+    CHECK(sites::site_name(e.id) == e.name);
+  }
+  CHECK(sites::first_user_site == 32);
+  CHECK(sites::site_name(5) == "site.5");  // an id no area registered
+  // registration is idempotent; an id claimed under another name, or a user id, is refused
+  cdpkit::loop_to_child::register_site_names();
+  cdpkit::bfs_sites::register_site_names();
+  CHECK(sites::site_name(sites::bfs_level) == "bfs.level");
+  const sites::site_name_entry clash[] = {{sites::l2c_thresholded, "other.thresholded"}};
+  CHECK_THROWS_AS(sites::register_library_sites(clash), cdpkit::input_error);
+  const sites::site_name_entry user[] = {{sites::first_user_site, "library.too_far"}};
+  CHECK_THROWS_AS(sites::register_library_sites(user), cdpkit::input_error);
+  CHECK(sites::site_name(sites::l2c_thresholded) == "loop_to_child.thresholded");
 }
 
 namespace {

@@ -345,3 +345,59 @@ TEST_CASE("power-law lengths past the exact table come from the law's tail, up t
   CHECK_THROWS_WITH_AS(cdpkit::harness::make_segment_offsets(p), doctest::Contains("mean_len"),
                        cdpkit::input_error);
 }
+
+TEST_CASE("for_each_segment returns the threshold it used, traced or not" * CDPKIT_GPU_CASE) {
+  auto& rt = cdpkit::default_runtime();
+  cdpkit::segment_params p;
+  p.num_segments = 1u << 16;  // power law
+  const auto offsets = cdpkit::make_segment_offsets(p);
+  thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
+                                   thrust::raw_pointer_cast(d_offsets.data()) + 1, p.num_segments};
+  thrust::device_vector<std::uint32_t> visits(offsets.back(), 0);
+  auto* v = thrust::raw_pointer_cast(visits.data());
+  const auto pre = [] __device__(std::uint32_t) {};
+  const auto item = [v] __device__(std::uint32_t j) { v[j] = j; };
+  using cdpkit::loop_policy;
+  for (const auto& policy : {loop_policy::thresholded(), loop_policy::warp_aggregated(),
+                             loop_policy::block_aggregated()}) {
+    CAPTURE(cdpkit::to_string(policy.kind));
+    cdpkit::segment_result traced;
+    cdpkit::trace_snapshot trace;
+    {
+      cdpkit::profiling::trace_session session(rt);
+      traced = cdpkit::for_each_segment(segs, pre, item, policy, rt);
+      trace = session.collect();
+    }
+    CHECK(traced.kind == policy.kind);
+    CHECK(traced.threshold_auto);
+    REQUIRE(traced.threshold.has_value());
+    CHECK(*traced.threshold == trace.totals.last_auto_threshold);
+    // untraced: the same distribution, the same pick, known without the trace
+    REQUIRE_FALSE(rt.tracing());
+    const auto untraced = cdpkit::for_each_segment(segs, pre, item, policy, rt);
+    CHECK(untraced.threshold == traced.threshold);
+    // asynchronous: the handle's result once the stream is done
+    const auto pending = cdpkit::for_each_segment_async(segs, pre, item, policy, rt, nullptr);
+    CDPKIT_WAIT_STREAM(nullptr, rt, "test");
+    CDPKIT_CHECK_DEVICE_ERRORS(rt);
+    CHECK(pending.d_threshold() != nullptr);
+    CHECK(pending.result().threshold == traced.threshold);
+  }
+  // given thresholds are returned as given; the policies without child grids have none
+  CHECK(cdpkit::for_each_segment(segs, pre, item, loop_policy::thresholded(64), rt).threshold ==
+        64u);
+  CHECK_FALSE(cdpkit::for_each_segment(segs, pre, item, loop_policy::thresholded(64), rt)
+                  .threshold_auto);
+  CHECK(cdpkit::for_each_segment(segs, pre, item, loop_policy::child_per_thread(), rt).threshold ==
+        0u);
+  CHECK_FALSE(
+      cdpkit::for_each_segment(segs, pre, item, loop_policy::serial(), rt).threshold.has_value());
+  CHECK_FALSE(cdpkit::for_each_segment(segs, pre, item, loop_policy::flat_balanced(), rt)
+                  .threshold.has_value());
+  // no segments: nothing ran, nothing was picked
+  const cdpkit::segments_view none{segs.d_begin, segs.d_end, 0};
+  const auto empty = cdpkit::for_each_segment(none, pre, item, loop_policy::thresholded(), rt);
+  CHECK(empty.threshold_auto);
+  CHECK_FALSE(empty.threshold.has_value());
+}

@@ -9,8 +9,8 @@
 //    efficiency); write the profile with --profile. Exit 1 if any check failed.
 //
 //   bfs --graph rmat:22 --profile bfs.json
-//   bfs --graph ../shared/data/graphs/facebook_combined.txt --variant cdp_threshold --threshold 64
-//   bfs --graph rmat:20 --variant cdp_threshold --sweep 64,256,1200,4096
+//   bfs --graph ../shared/data/graphs/facebook_combined.txt --variant thresholded --threshold 64
+//   bfs --graph rmat:20 --variant thresholded --sweep 64,256,1200,4096
 
 #include <cdpkit/harness/bfs_runs.hpp>
 #include <cdpkit/harness/program.hpp>
@@ -43,12 +43,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--source", source, "source vertex (default: the highest-degree vertex)");
   app.add_option("--variant", variant_names,
-                 "comma-separated: all, vertex_loop, cdp_naive, cdp_streams, cdp_threshold, "
-                 "cdp_aggregated_warp, cdp_aggregated_block, device_driver, edge_balanced")
+                 "comma-separated: all, serial_loop, child_per_thread, thresholded, "
+                 "warp_aggregated, block_aggregated, device_driver, flat_balanced, each optionally "
+                 "+STREAM (e.g. child_per_thread+named_per_thread); the old names (vertex_loop, "
+                 "cdp_naive, cdp_streams, cdp_threshold, ...) are aliases")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threshold", threshold, "launch threshold T (default: chosen per level)");
-  app.add_option("--sweep", sweep, "also run cdp_threshold with each of these T")->delimiter(',');
+  app.add_option("--sweep", sweep, "also run thresholded with each of these T")->delimiter(',');
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
@@ -80,15 +82,14 @@ int main(int argc, char** argv) {
     cdpkit::launch_runtime runtime(config);
     cdpkit::device_graph dgraph(graph);
     std::vector<cdpkit::bfs_options> runs;
-    for (auto v : variants) {
-      cdpkit::bfs_options o;
-      o.variant = v;
+    for (const auto& v : variants) {
+      cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
       o.threshold = threshold;
       runs.push_back(o);
     }
     for (auto t : sweep) {
       cdpkit::bfs_options o;
-      o.variant = cdpkit::bfs_variant::cdp_threshold;
+      o.variant = cdpkit::bfs_variant::thresholded;
       o.threshold = t;
       runs.push_back(o);
     }

@@ -14,6 +14,8 @@
 //     graph_read_options::max_file_bytes.
 // So a bad input is an input_error, never std::bad_alloc, an out-of-memory kill or a hang.
 
+#include <cdpkit/detail/unique_device_ptr.hpp>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -152,29 +154,23 @@ csr_graph load_graph(const std::string& spec, const csr_options& options = {},
 
 // --- device copy ---------------------------------------------------------------------------
 
-/// The CSR in device memory. Move-only RAII.
+/// The CSR in device memory. Move-only RAII (defaulted moves; a moved-from graph holds no memory).
 class device_graph {
  public:
   /// Copies `graph` to the current device. Throws cdpkit::input_error when the device has not
   /// enough free memory for it, cdpkit::cuda_error when a CUDA call fails.
   explicit device_graph(const csr_graph& graph);
-  ~device_graph();
-  device_graph(device_graph&&) noexcept;
-  device_graph& operator=(device_graph&&) noexcept;
-  device_graph(const device_graph&) = delete;
-  device_graph& operator=(const device_graph&) = delete;
 
   [[nodiscard]] std::uint32_t num_vertices() const noexcept { return num_vertices_; }
   [[nodiscard]] std::uint64_t num_edges() const noexcept { return num_edges_; }
-  [[nodiscard]] const std::uint32_t* d_offsets() const noexcept { return d_offsets_; }
-  [[nodiscard]] const std::uint32_t* d_neighbors() const noexcept { return d_neighbors_; }
+  [[nodiscard]] const std::uint32_t* d_offsets() const noexcept { return d_offsets_.get(); }
+  [[nodiscard]] const std::uint32_t* d_neighbors() const noexcept { return d_neighbors_.get(); }
 
  private:
-  void release() noexcept;
   std::uint32_t num_vertices_ = 0;
   std::uint64_t num_edges_ = 0;
-  std::uint32_t* d_offsets_ = nullptr;
-  std::uint32_t* d_neighbors_ = nullptr;
+  detail::unique_device_ptr<std::uint32_t[]> d_offsets_;
+  detail::unique_device_ptr<std::uint32_t[]> d_neighbors_;
 };
 
 }  // namespace cdpkit

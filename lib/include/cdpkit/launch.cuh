@@ -21,6 +21,11 @@
 //                                 });
 //   if (!r) { for (std::uint64_t k = 0; k < n; ++k) out[k] = f(in[k]); }  // or launch_items_or_inline
 //
+// Algorithms reach the trace only through the layer's operations — launch_child / launch_items /
+// launch_continuation (records and per-site counters), record_inline_items (work done inline
+// after a refused launch), record_auto_threshold (a threshold chosen on the device) and
+// warp_probe (cdpkit/probe.cuh) — never through launch_state's storage.
+//
 // Compile with relocatable device code (-rdc=true / CUDA_SEPARABLE_COMPILATION) and link cudadevrt.
 
 #include <cdpkit/launch/state.hpp>
@@ -149,7 +154,7 @@ __device__ inline void count_error_code(site_counters& c, int code) {
 __device__ inline void trace_request(const launch_context& parent, std::uint32_t record,
                                      std::uint16_t site, std::uint16_t depth,
                                      std::uint32_t blocks,
-                                     std::uint32_t block_threads, std::uint32_t work,
+                                     std::uint32_t child_block_threads, std::uint32_t work,
                                      stream_kind stream, launch_result result) {
   launch_state* s = parent.state;
   if (record < s->record_capacity) {
@@ -158,7 +163,7 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     r.id = record;
     r.parent = parent.record;
     r.blocks = blocks;
-    r.child_block_threads = block_threads;
+    r.child_block_threads = child_block_threads;
     r.work = work;
     r.site = site;
     r.depth = depth;
@@ -170,7 +175,7 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
   atomicAdd(&c.requests, 1ull);
   atomicAdd(&c.outcomes[static_cast<int>(result.outcome)], 1ull);
   if (result.outcome == launch_outcome::launched) {
-    const unsigned long long threads = 1ull * blocks * block_threads;
+    const unsigned long long threads = 1ull * blocks * child_block_threads;
     atomicAdd(&c.child_threads, threads);
     atomicAdd(&c.child_blocks, static_cast<unsigned long long>(blocks));
     atomicAdd(&c.work_items, static_cast<unsigned long long>(work));
@@ -308,23 +313,43 @@ struct items_body {
 };
 }  // namespace detail
 
-/// Request a 1-D child grid of ceil(num_items / block_threads) blocks in which thread k < num_items
-/// calls `fn(child_context, k)`. Same contract as launch_child; a request with num_items == 0 or
-/// ceil(num_items / block_threads) >= 2^31 is refused (fallback_error,
+/// Request a 1-D child grid of ceil(num_items / child_block_threads) blocks of
+/// `child_block_threads` threads in which thread k < num_items calls `fn(child_context, k)`. Same
+/// contract as launch_child; a request with num_items == 0 or
+/// ceil(num_items / child_block_threads) >= 2^31 is refused (fallback_error,
 /// cudaErrorInvalidConfiguration) and must be done by the caller.
 template <class ItemFn>
 __device__ launch_result launch_items(const launch_context& parent, std::uint16_t site,
-                                      std::uint64_t num_items, unsigned int block_threads,
+                                      std::uint64_t num_items, unsigned int child_block_threads,
                                       stream_kind stream, const ItemFn& fn) {
   // Past the grid's 2^31 - 1 blocks (or with no items) the grid is 0 blocks: the request is
   // refused as cudaErrorInvalidConfiguration and the caller does the work, never a wrapped grid.
   const std::uint64_t blocks64 =
-      block_threads == 0 ? 0 : num_items / block_threads + (num_items % block_threads != 0);
+      child_block_threads == 0
+          ? 0
+          : num_items / child_block_threads + (num_items % child_block_threads != 0);
   const auto blocks = blocks64 > 0x7fffffffull ? 0u : static_cast<unsigned int>(blocks64);
   const auto work =
       num_items > 0xffffffffull ? 0xffffffffu : static_cast<std::uint32_t>(num_items);
-  return launch_child(parent, site, dim3(blocks), dim3(block_threads), stream,
+  return launch_child(parent, site, dim3(blocks), dim3(child_block_threads), stream,
                       detail::items_body<ItemFn>{num_items, fn}, 0u, work);
+}
+
+// ---- the trace's operations for algorithms: kernels never write the layer's storage -----------
+
+/// Count `num_items` work items of `site` as done inline by the caller after a refused launch
+/// (site_counters::inline_items). Traced runs only; with tracing off, one branch.
+/// Precondition: site < trace_limits::max_sites.
+__device__ inline void record_inline_items(const launch_context& ctx, std::uint16_t site,
+                                           std::uint64_t num_items) {
+  if (ctx.tracing) atomicAdd(&ctx.state->sites[site].inline_items, num_items);
+}
+
+/// Record a launch threshold an algorithm chose on the device (trace_totals::last_auto_threshold,
+/// the last value wins). Written whether tracing is on or not; the algorithms also return the
+/// threshold to their caller (e.g. for_each_segment's segment_result), which is the way to read it.
+__device__ inline void record_auto_threshold(const launch_context& ctx, std::uint32_t threshold) {
+  ctx.state->totals->last_auto_threshold = threshold;
 }
 
 /// launch_items, and when the child is not launched, the calling thread runs fn(parent, k) for
@@ -332,12 +357,12 @@ __device__ launch_result launch_items(const launch_context& parent, std::uint16_
 template <class ItemFn>
 __device__ launch_result launch_items_or_inline(const launch_context& parent, std::uint16_t site,
                                                 std::uint64_t num_items,
-                                                unsigned int block_threads, stream_kind stream,
-                                                const ItemFn& fn) {
-  const launch_result r = launch_items(parent, site, num_items, block_threads, stream, fn);
+                                                unsigned int child_block_threads,
+                                                stream_kind stream, const ItemFn& fn) {
+  const launch_result r = launch_items(parent, site, num_items, child_block_threads, stream, fn);
   if (!r) {
     for (std::uint64_t k = 0; k < num_items; ++k) fn(parent, k);
-    if (parent.tracing) atomicAdd(&parent.state->sites[site].inline_items, num_items);
+    record_inline_items(parent, site, num_items);
   }
   return r;
 }

@@ -6,41 +6,47 @@
 //   cdpkit::for_each_segment(segs,
 //       [=] __device__ (std::uint32_t i) { some_data[i] = do_some_work(i); },
 //       [=] __device__ (std::uint32_t i, std::uint32_t j) { more_data[j] = do_more_work(i, j); },
-//       cdpkit::loop_policy::thresholded());
+//       cdpkit::loop_policy::thresholded());   // returns a segment_result: the T it used
 //
 // Semantics, whatever the policy: pre_op(i) runs exactly once for every i < num_segments;
 // item_op(i, j) (or item_op(j)) runs exactly once for every j in [d_begin[i], d_end[i]), after
 // pre_op(i) and with its writes visible. No order among different i or j is promised.
+//
+// Layers (as CUB's): this header is the entry point and dispatches on the policy; the thin
+// __global__ wrappers are cdpkit/loop_to_child/kernels.cuh; the strategies themselves, one file
+// each, are the agents of cdpkit/loop_to_child/agents.cuh, which other algorithms use directly.
 
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/loop_to_child/kernels.cuh>
+#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/nvtx.hpp>
 
 #include <cub/device/device_scan.cuh>
 
 namespace cdpkit {
 
-/// Asynchronous for_each_segment: enqueues the work on `stream` and returns. Device-side errors
-/// (a segment with end < start) surface at the next CDPKIT_CHECK_DEVICE_ERRORS(runtime).
-///
-/// Segments: cdpkit::segments_view, or any trivially copyable type with `num_segments` and
-/// `__device__ std::uint32_t begin(i)` / `end(i)`.
-/// Preconditions: the segments' bounds are device-readable; num_segments <= max_segments
-/// (checked: cdpkit::input_error); flat_balanced needs fewer than 2^32 items in all (checked on
-/// the device: device_error_item_overflow; pre_op has run by then, no item_op has); the other
-/// policies take any total; pre_op and item_op are trivially copyable device callables, and item_op
-/// must not assume any order. `runtime` outlives the work.
+namespace loop_to_child::detail {
+
+/// for_each_segment_async with the destination of an automatic threshold given: when
+/// policy.auto_threshold(), the threshold is picked on the device into *d_picked (4 bytes of
+/// device memory that live until the work is done; required then) and the returned handle does
+/// not own it. With d_picked == nullptr, the handle owns a buffer of its own.
 template <class Segments, class PreOp, class ItemOp>
-void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_op,
-                            const loop_policy& policy, launch_runtime& runtime,
-                            cudaStream_t stream) {
-  using namespace loop_to_child_detail;
+segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pre_op,
+                                              ItemOp item_op, const loop_policy& policy,
+                                              launch_runtime& runtime, cudaStream_t stream,
+                                              std::uint32_t* d_picked) {
+  register_site_names();
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
+  segment_result known;
+  known.kind = policy.kind;
+  known.threshold_auto = policy.auto_threshold();
+  if (policy.uses_cdp() && !known.threshold_auto) known.threshold = policy.threshold;
   const std::uint32_t n = segments.num_segments;
-  if (n == 0) return;
+  if (n == 0) return segment_async_result(known, nullptr);
   if (n > max_segments)
     throw input_error("for_each_segment: " + std::to_string(n) +
                       " segments; at most " + std::to_string(max_segments) +
@@ -54,12 +60,15 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
 
   // The threshold: given, or picked on the device from the length distribution (no round trip).
   threshold_arg threshold{policy.threshold.value_or(0u), nullptr};
-  detail::device_buffer<length_histograms> histograms;
-  detail::device_buffer<std::uint32_t> picked;
-  if (policy.auto_threshold()) {
+  ::cdpkit::detail::device_buffer<length_histograms> histograms;
+  ::cdpkit::detail::device_buffer<std::uint32_t> picked;
+  if (known.threshold_auto) {
     CDPKIT_NVTX_RANGE("loop_to_child::pick_threshold");
-    histograms = detail::device_buffer<length_histograms>(1, stream);
-    picked = detail::device_buffer<std::uint32_t>(1, stream);
+    histograms = ::cdpkit::detail::device_buffer<length_histograms>(1, stream);
+    if (d_picked == nullptr) {
+      picked = ::cdpkit::detail::device_buffer<std::uint32_t>(1, stream);
+      d_picked = picked.data();
+    }
     CDPKIT_CUDA_TRY(cudaMemsetAsync(histograms.data(), 0, sizeof(length_histograms), stream));
     length_histogram_kernel<<<grid, block_threads, 0, stream>>>(segments, histograms.data());
     const int which = policy.kind == loop_policy_kind::warp_aggregated    ? 1
@@ -69,8 +78,8 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
         policy.cost_model.budget_share * static_cast<double>(runtime.pending_budget()));
     pick_threshold_kernel<<<1, 32, 0, stream>>>(
         ctx, histograms.data(), which, policy.cost_model.serial_item_ns / policy.loop_lanes(),
-        policy.cost_model.launch_ns[static_cast<int>(policy.stream)], max_launches, picked.data());
-    threshold.d_picked = picked.data();
+        policy.cost_model.launch_ns[static_cast<int>(policy.stream)], max_launches, d_picked);
+    threshold.d_picked = d_picked;
   }
 
   switch (policy.kind) {
@@ -89,23 +98,25 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
       break;
     }
     case loop_policy_kind::warp_aggregated: {
-      detail::device_buffer<std::uint32_t> scan(n, stream);
+      ::cdpkit::detail::device_buffer<std::uint32_t> scan(n, stream);
       warp_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
           ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
-          policy.child_block_threads, policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_warp_aggregated)));
+          policy.child_block_threads,
+          policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_warp_aggregated)));
       break;  // the scan is freed stream-ordered, after the kernel and all its children
     }
     case loop_policy_kind::block_aggregated: {
-      detail::device_buffer<std::uint32_t> scan(n, stream);
+      ::cdpkit::detail::device_buffer<std::uint32_t> scan(n, stream);
       block_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
           ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
-          policy.child_block_threads, policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_block_aggregated)));
+          policy.child_block_threads,
+          policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_block_aggregated)));
       break;
     }
     case loop_policy_kind::flat_balanced: {
-      detail::device_buffer<std::uint32_t> lengths(std::size_t{n} + 1, stream);
-      detail::device_buffer<std::uint32_t> scan(std::size_t{n} + 1, stream);
-      detail::device_buffer<unsigned long long> total(1, stream);
+      ::cdpkit::detail::device_buffer<std::uint32_t> lengths(std::size_t{n} + 1, stream);
+      ::cdpkit::detail::device_buffer<std::uint32_t> scan(std::size_t{n} + 1, stream);
+      ::cdpkit::detail::device_buffer<unsigned long long> total(1, stream);
       {
         CDPKIT_NVTX_RANGE("flat_balanced::prepare");
         CDPKIT_CUDA_TRY(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
@@ -118,7 +129,7 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
         std::size_t temp_bytes = 0;
         CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, lengths.data(),
                                                       scan.data(), n + 1, stream));
-        detail::device_buffer<unsigned char> temp(temp_bytes, stream);
+        ::cdpkit::detail::device_buffer<unsigned char> temp(temp_bytes, stream);
         CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, lengths.data(),
                                                       scan.data(), n + 1, stream));
       }
@@ -135,19 +146,47 @@ void for_each_segment_async(const Segments& segments, PreOp pre_op, ItemOp item_
     }
   }
   CDPKIT_CUDA_TRY(cudaGetLastError());
+  return segment_async_result(known, threshold.d_picked, std::move(picked));
+}
+
+}  // namespace loop_to_child::detail
+
+/// Asynchronous for_each_segment: enqueues the work on `stream` and returns a handle whose
+/// result() tells, once the caller has synchronized `stream`, what the run did (the threshold it
+/// used: given, or picked on the device). Device-side errors (a segment with end < start)
+/// surface at the next CDPKIT_CHECK_DEVICE_ERRORS(runtime).
+///
+/// Segments: cdpkit::segments_view, or any trivially copyable type with `num_segments` and
+/// `__device__ std::uint32_t begin(i)` / `end(i)`.
+/// Preconditions: the segments' bounds are device-readable; num_segments <= max_segments
+/// (checked: cdpkit::input_error); policy.child_block_threads is a multiple of 32 in [32, 1024]
+/// (checked: cdpkit::input_error); flat_balanced needs fewer than 2^32 items in all (checked on
+/// the device: device_error_item_overflow; pre_op has run by then, no item_op has); the other
+/// policies take any total; pre_op and item_op are trivially copyable device callables, and item_op
+/// must not assume any order. `runtime` outlives the work.
+template <class Segments, class PreOp, class ItemOp>
+segment_async_result for_each_segment_async(const Segments& segments, PreOp pre_op,
+                                            ItemOp item_op, const loop_policy& policy,
+                                            launch_runtime& runtime, cudaStream_t stream) {
+  return loop_to_child::detail::enqueue_for_each_segment(segments, pre_op, item_op, policy,
+                                                         runtime, stream, nullptr);
 }
 
 /// for_each_segment: as for_each_segment_async, then waits for `stream` under the watchdog
 /// (cdpkit/wait.hpp) and throws cdpkit::cuda_error if the device flagged an error (e.g. a segment
-/// with end < start) or did not finish within the deadline.
+/// with end < start) or did not finish within the deadline. Returns what the run did: the
+/// policy and the threshold it used (an automatic one is read back: a 4-byte copy), traced or not.
 template <class Segments, class PreOp, class ItemOp>
-void for_each_segment(const Segments& segments, PreOp pre_op, ItemOp item_op,
-                      const loop_policy& policy, launch_runtime& runtime = default_runtime(),
-                      cudaStream_t stream = nullptr) {
+segment_result for_each_segment(const Segments& segments, PreOp pre_op, ItemOp item_op,
+                                const loop_policy& policy,
+                                launch_runtime& runtime = default_runtime(),
+                                cudaStream_t stream = nullptr) {
   CDPKIT_NVTX_RANGE("loop_to_child::for_each_segment");
-  for_each_segment_async(segments, pre_op, item_op, policy, runtime, stream);
+  const segment_async_result pending =
+      for_each_segment_async(segments, pre_op, item_op, policy, runtime, stream);
   CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  return pending.result();
 }
 
 }  // namespace cdpkit

@@ -7,18 +7,23 @@
 // long lists and wastes ~1 us per launch on short ones. The policies here tell that story, and
 // flat_balanced is the honest non-CDP yardstick.
 //
-// This header: policies and the launch cost model. The generic algorithm over your own operators
-// is cdpkit/loop_to_child.cuh. (The benchmark workloads live in the harness:
+// This header: policies, the launch cost model and what a run returns (segment_result). The
+// generic algorithm over your own operators is cdpkit/loop_to_child.cuh; its device building
+// blocks (one agent per strategy) are cdpkit/loop_to_child/agents.cuh; its trace sites are
+// cdpkit/loop_to_child/sites.hpp. (The benchmark workloads live in the harness:
 // cdpkit/harness/segment_workload.hpp.)
 
+#include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/launch/types.hpp>
+#include <cdpkit/loop_to_child/sites.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cdpkit {
@@ -110,6 +115,45 @@ struct loop_policy {
   [[nodiscard]] bool uses_cdp() const noexcept {
     return kind != loop_policy_kind::serial_loop && kind != loop_policy_kind::flat_balanced;
   }
+};
+
+/// What a for_each_segment run did: its policy and the launch threshold it used, traced or not.
+struct segment_result {
+  loop_policy_kind kind = loop_policy_kind::serial_loop;
+  /// The threshold T the run launched by (a segment or group total longer than T got a child):
+  /// the policy's T when given (0 for child_per_thread), else the one picked on the device.
+  /// Unset for the policies without child grids (serial_loop, flat_balanced), and for an
+  /// automatic threshold when there were no segments (nothing was picked).
+  std::optional<std::uint32_t> threshold;
+  /// True when T was picked on the device (loop_policy::auto_threshold()).
+  bool threshold_auto = false;
+};
+
+/// What for_each_segment_async enqueued: read result() once the caller has synchronized the
+/// stream. Holds the 4 bytes on the device where an automatic threshold is picked (freed
+/// stream-ordered when the handle goes). Move-only; ignoring it is fine.
+class segment_async_result {
+ public:
+  segment_async_result() = default;
+  /// For for_each_segment_async: `known` holds the policy's part of the result; `d_threshold`
+  /// (may be null) is where the device writes the picked threshold, owned by `picked` or, when
+  /// `picked` is empty, by the caller.
+  segment_async_result(segment_result known, const std::uint32_t* d_threshold,
+                       detail::device_buffer<std::uint32_t> picked = {}) noexcept
+      : known_(known), d_threshold_(d_threshold), picked_(std::move(picked)) {}
+
+  /// The result. Precondition: the run's work is done (the caller synchronized the stream, e.g.
+  /// with cdpkit::wait_for_stream). An automatic threshold costs one 4-byte copy from the device;
+  /// throws cdpkit::cuda_error when it fails.
+  [[nodiscard]] segment_result result() const;
+  /// Device address of the picked threshold (nullptr unless one is picked); valid while this
+  /// handle lives. For callers that copy it back together with their own results.
+  [[nodiscard]] const std::uint32_t* d_threshold() const noexcept { return d_threshold_; }
+
+ private:
+  segment_result known_{};
+  const std::uint32_t* d_threshold_ = nullptr;
+  detail::device_buffer<std::uint32_t> picked_;
 };
 
 /// "serial_loop", "child_per_thread", ... (the names used in CLI flags, JSON and reports).

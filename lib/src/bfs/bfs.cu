@@ -1,7 +1,9 @@
 // BFS: the level loop (on the host, or on the device for device_driver) around a loop-to-child
-// neighbour expansion.
+// neighbour expansion (for_each_segment on the host; loop_to_child::thresholded_agent inside the
+// device driver's level grids).
 
 #include <cdpkit/bfs.hpp>
+#include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child.cuh>
@@ -77,6 +79,8 @@ struct driver_args {
   std::uint32_t* d_frontier1;
   std::uint32_t* d_counters;
   std::uint32_t threshold;
+  stream_kind stream;                 ///< of the expansion's children
+  unsigned int child_block_threads;   ///< of the expansion's children
 };
 
 /// One level's expansion, launched by the driver: the thresholded agent over the frontier.
@@ -88,11 +92,10 @@ struct level_body {
   __device__ void operator()(const launch_context& self) const {
     std::uint32_t* cur_frontier = cur == 0 ? a.d_frontier0 : a.d_frontier1;
     std::uint32_t* next_frontier = cur == 0 ? a.d_frontier1 : a.d_frontier0;
-    loop_to_child_detail::thresholded_agent(
+    loop_to_child::thresholded_agent(
         self, frontier_segments{a.d_offsets, cur_frontier, count}, no_pre_op{},
         visit_op{a.d_neighbors, a.d_levels, level + 1, next_frontier, &a.d_counters[1 - cur]},
-        a.threshold, stream_kind::fire_and_forget, sites::bfs_neighbors,
-        loop_to_child_detail::block_threads);
+        a.threshold, a.stream, sites::bfs_neighbors, a.child_block_threads);
   }
 };
 
@@ -109,10 +112,9 @@ struct driver_body {
     if (count == 0) return;  // done: the last level found nothing
     a.d_counters[1 - cur] = 0;
     const auto grid = static_cast<unsigned int>(
-        (std::uint64_t{count} + loop_to_child_detail::block_threads - 1) /
-        loop_to_child_detail::block_threads);
+        (std::uint64_t{count} + loop_to_child::block_threads - 1) / loop_to_child::block_threads);
     const launch_result r = launch_child(self, sites::bfs_level, dim3(grid),
-                                         dim3(loop_to_child_detail::block_threads),
+                                         dim3(loop_to_child::block_threads),
                                          stream_kind::fire_and_forget,
                                          level_body{a, level, cur, count}, 0u, count);
     if (!r) {
@@ -139,60 +141,42 @@ loop_policy policy_for(const bfs_options& o) {
   p.cost_model = o.cost_model;
   p.threshold = o.threshold;
   p.launch_site = static_cast<std::uint16_t>(sites::bfs_neighbors);
+  p.stream = o.effective_stream();
+  p.child_block_threads = o.effective_child_block_threads();
   switch (o.variant) {
-    case bfs_variant::vertex_loop: p.kind = loop_policy_kind::serial_loop; break;
-    case bfs_variant::cdp_naive:
-    case bfs_variant::cdp_streams:  // the lecture's code: a 1024-thread child per frontier vertex
+    case bfs_variant::serial_loop: p.kind = loop_policy_kind::serial_loop; break;
+    case bfs_variant::child_per_thread:  // the lecture's code: a 1024-thread child per vertex
       p.kind = loop_policy_kind::child_per_thread;
       p.threshold = 0u;
-      p.stream = o.variant == bfs_variant::cdp_naive ? stream_kind::null_stream
-                                                     : stream_kind::named_per_thread;
-      p.child_block_threads = 1024;
       break;
-    case bfs_variant::cdp_threshold:
+    case bfs_variant::thresholded:
     case bfs_variant::device_driver: p.kind = loop_policy_kind::thresholded; break;
-    case bfs_variant::cdp_aggregated_warp: p.kind = loop_policy_kind::warp_aggregated; break;
-    case bfs_variant::cdp_aggregated_block: p.kind = loop_policy_kind::block_aggregated; break;
-    case bfs_variant::edge_balanced: p.kind = loop_policy_kind::flat_balanced; break;
+    case bfs_variant::warp_aggregated: p.kind = loop_policy_kind::warp_aggregated; break;
+    case bfs_variant::block_aggregated: p.kind = loop_policy_kind::block_aggregated; break;
+    case bfs_variant::flat_balanced: p.kind = loop_policy_kind::flat_balanced; break;
   }
   return p;
 }
 
+/// Slot of d_counters where an automatic threshold is picked for the level being expanded.
+constexpr int auto_threshold_slot = 6;
+constexpr std::size_t counter_words = 8;
+
 }  // namespace
 
 bfs_engine::bfs_engine(const device_graph& graph) : graph_(&graph) {
+  bfs_sites::register_site_names();
   if (graph.num_vertices() > max_segments)
     throw input_error("bfs: " + std::to_string(graph.num_vertices()) + " vertices; at most " +
                       std::to_string(max_segments) + " (2^32 - 256) are supported");
   const std::size_t n = std::max<std::size_t>(1, graph.num_vertices());
-  try {
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_levels_, sizeof(std::uint32_t) * n));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_frontier_[0], sizeof(std::uint32_t) * n));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_frontier_[1], sizeof(std::uint32_t) * n));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_counters_, sizeof(std::uint32_t) * 8));
-    CDPKIT_CUDA_TRY(cudaMallocHost(&h_counters_, sizeof(std::uint32_t) * 8));
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-bfs_engine::~bfs_engine() { release(); }
-
-bfs_engine::bfs_engine(bfs_engine&& o) noexcept
-    : graph_(o.graph_), d_levels_(std::exchange(o.d_levels_, nullptr)),
-      d_frontier_{std::exchange(o.d_frontier_[0], nullptr), std::exchange(o.d_frontier_[1], nullptr)},
-      d_counters_(std::exchange(o.d_counters_, nullptr)),
-      h_counters_(std::exchange(o.h_counters_, nullptr)) {}
-
-void bfs_engine::release() noexcept {
-  if (device_unresponsive()) return;  // a free would block on the stuck work; the exit frees
-  (void)cudaFree(d_levels_);
-  (void)cudaFree(d_frontier_[0]);
-  (void)cudaFree(d_frontier_[1]);
-  (void)cudaFree(d_counters_);
-  (void)cudaFreeHost(h_counters_);
-  d_levels_ = d_frontier_[0] = d_frontier_[1] = d_counters_ = h_counters_ = nullptr;
+  // (on a throw, the members free what was allocated)
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_levels_), sizeof(std::uint32_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_frontier_[0]), sizeof(std::uint32_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_frontier_[1]), sizeof(std::uint32_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counters_), sizeof(std::uint32_t) * counter_words));
+  CDPKIT_CUDA_TRY(
+      cudaMallocHost(detail::out_ptr(h_counters_), sizeof(std::uint32_t) * counter_words));
 }
 
 bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
@@ -202,37 +186,45 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
   if (source >= n)
     throw input_error("bfs: source " + std::to_string(source) + " is not a vertex (the graph has " +
                       std::to_string(n) + ")");
-  bfs_init_kernel<<<static_cast<unsigned int>((std::uint64_t{n} + 255) / 256), 256, 0, stream>>>(d_levels_, n, source, d_frontier_[0],
-                                                        d_counters_);
+  const std::uint32_t child_block_threads = options.effective_child_block_threads();
+  if (child_block_threads == 0 || child_block_threads > 1024 || child_block_threads % 32 != 0)
+    throw input_error("bfs_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
+                      std::to_string(child_block_threads));
+  bfs_init_kernel<<<static_cast<unsigned int>((std::uint64_t{n} + 255) / 256), 256, 0, stream>>>(
+      d_levels_.get(), n, source, d_frontier_[0].get(), d_counters_.get());
   CDPKIT_CUDA_TRY(cudaGetLastError());
   if (options.variant != bfs_variant::device_driver)
     return run_host_loop(0, 1, 0, options, runtime, stream);
 
   if (!options.threshold)
     throw input_error("bfs: device_driver needs a threshold (see default_bfs_threshold)");
-  const driver_args args{graph_->d_offsets(), graph_->d_neighbors(), d_levels_, d_frontier_[0],
-                         d_frontier_[1], d_counters_, *options.threshold};
+  const driver_args args{graph_->d_offsets(), graph_->d_neighbors(), d_levels_.get(),
+                         d_frontier_[0].get(), d_frontier_[1].get(), d_counters_.get(),
+                         *options.threshold, options.effective_stream(), child_block_threads};
   {
     CDPKIT_NVTX_RANGE("bfs::device_driver");
     driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0});
     CDPKIT_CUDA_TRY(cudaGetLastError());
-    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_, d_counters_, sizeof(std::uint32_t) * 8,
-                                    cudaMemcpyDeviceToHost, stream));
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(),
+                                    sizeof(std::uint32_t) * counter_words, cudaMemcpyDeviceToHost,
+                                    stream));
     CDPKIT_WAIT_STREAM(stream, runtime, "bfs::device_driver");
   }
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
   bfs_stats stats;
   stats.device_levels = h_counters_[2];
   if (h_counters_[3] != 0) {
-    // the device could not launch: finish the remaining levels from the host
+    // the device could not launch: finish the remaining levels from the host (with the same T)
     const std::uint32_t level = h_counters_[4], cur = h_counters_[5];
     const std::uint32_t count = h_counters_[cur];
     bfs_stats rest = run_host_loop(level, count, static_cast<int>(cur), options, runtime, stream);
     rest.device_levels = stats.device_levels;
     rest.driver_handed_back = true;
+    rest.level_thresholds.insert(rest.level_thresholds.begin(), level, *options.threshold);
     return rest;
   }
   stats.num_levels = stats.device_levels;
+  stats.level_thresholds.assign(stats.num_levels, *options.threshold);
   return stats;
 }
 
@@ -240,24 +232,42 @@ bfs_stats bfs_engine::run_host_loop(std::uint32_t level, std::uint32_t count, in
                                     const bfs_options& options, launch_runtime& runtime,
                                     cudaStream_t stream) {
   const loop_policy policy = policy_for(options);
+  bfs_stats stats;
+  stats.threshold_auto = policy.auto_threshold();
+  std::uint32_t* d_picked = d_counters_.get() + auto_threshold_slot;
   while (count > 0) {
     const std::string range = "bfs level " + std::to_string(level);
     CDPKIT_NVTX_RANGE(range.c_str());
-    CDPKIT_CUDA_TRY(cudaMemsetAsync(&d_counters_[1 - cur], 0, sizeof(std::uint32_t), stream));
-    for_each_segment_async(
-        frontier_segments{graph_->d_offsets(), d_frontier_[cur], count}, no_pre_op{},
-        visit_op{graph_->d_neighbors(), d_levels_, level + 1, d_frontier_[1 - cur],
-                 &d_counters_[1 - cur]},
-        policy, runtime, stream);
-    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_, &d_counters_[1 - cur], sizeof(std::uint32_t),
-                                    cudaMemcpyDeviceToHost, stream));
-    CDPKIT_WAIT_STREAM(stream, runtime, range.c_str());
-    count = h_counters_[0];
+    CDPKIT_CUDA_TRY(
+        cudaMemsetAsync(d_counters_.get() + (1 - cur), 0, sizeof(std::uint32_t), stream));
+    // An automatic threshold is picked into d_counters_[auto_threshold_slot], so that the one
+    // copy per level brings it back with the next frontier's size.
+    const segment_async_result expanded = loop_to_child::detail::enqueue_for_each_segment(
+        frontier_segments{graph_->d_offsets(), d_frontier_[cur].get(), count}, no_pre_op{},
+        visit_op{graph_->d_neighbors(), d_levels_.get(), level + 1, d_frontier_[1 - cur].get(),
+                 d_counters_.get() + (1 - cur)},
+        policy, runtime, stream, d_picked);
+    std::uint32_t next_count = 0;
+    if (stats.threshold_auto) {
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(),
+                                      sizeof(std::uint32_t) * counter_words,
+                                      cudaMemcpyDeviceToHost, stream));
+      CDPKIT_WAIT_STREAM(stream, runtime, range.c_str());
+      next_count = h_counters_[1 - cur];
+      stats.level_thresholds.push_back(h_counters_[auto_threshold_slot]);
+    } else {
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get() + (1 - cur),
+                                      sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+      CDPKIT_WAIT_STREAM(stream, runtime, range.c_str());
+      next_count = h_counters_[0];
+      if (policy.uses_cdp()) stats.level_thresholds.push_back(policy.threshold.value_or(0u));
+    }
+    (void)expanded;
+    count = next_count;
     cur = 1 - cur;
     ++level;
   }
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
-  bfs_stats stats;
   stats.num_levels = level;
   return stats;
 }
@@ -266,7 +276,7 @@ std::vector<std::uint32_t> bfs_engine::levels() const {
   std::vector<std::uint32_t> out(graph_->num_vertices());
   wait_for_device("bfs_engine::levels", nullptr, __FILE__, __LINE__);
   if (!out.empty())
-    CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_levels_, sizeof(std::uint32_t) * out.size(),
+    CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_levels_.get(), sizeof(std::uint32_t) * out.size(),
                                cudaMemcpyDeviceToHost));
   return out;
 }

@@ -2,7 +2,6 @@
 // the graph-wide default threshold.
 
 #include <cdpkit/bfs.hpp>
-#include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child/threshold_rule.hpp>
 
@@ -13,33 +12,90 @@ namespace cdpkit {
 
 namespace {
 constexpr bfs_variant variants[] = {
-    bfs_variant::vertex_loop,         bfs_variant::cdp_naive,
-    bfs_variant::cdp_streams,         bfs_variant::cdp_threshold,
-    bfs_variant::cdp_aggregated_warp, bfs_variant::cdp_aggregated_block,
-    bfs_variant::device_driver,       bfs_variant::edge_balanced};
+    bfs_variant::serial_loop,      bfs_variant::child_per_thread, bfs_variant::thresholded,
+    bfs_variant::warp_aggregated,  bfs_variant::block_aggregated, bfs_variant::device_driver,
+    bfs_variant::flat_balanced};
+
+/// The old names of the variants, accepted by parse_bfs_variant.
+struct variant_alias {
+  const char* name;
+  bfs_variant_choice choice;
+};
+const variant_alias aliases[] = {
+    {"vertex_loop", {bfs_variant::serial_loop, std::nullopt}},
+    {"cdp_naive", {bfs_variant::child_per_thread, std::nullopt}},
+    {"cdp_streams", {bfs_variant::child_per_thread, stream_kind::named_per_thread}},
+    {"cdp_threshold", {bfs_variant::thresholded, std::nullopt}},
+    {"cdp_aggregated_warp", {bfs_variant::warp_aggregated, std::nullopt}},
+    {"cdp_aggregated_block", {bfs_variant::block_aggregated, std::nullopt}},
+    {"edge_balanced", {bfs_variant::flat_balanced, std::nullopt}},
+};
 }  // namespace
 
 const char* to_string(bfs_variant v) noexcept {
   switch (v) {
-    case bfs_variant::vertex_loop: return "vertex_loop";
-    case bfs_variant::cdp_naive: return "cdp_naive";
-    case bfs_variant::cdp_streams: return "cdp_streams";
-    case bfs_variant::cdp_threshold: return "cdp_threshold";
-    case bfs_variant::cdp_aggregated_warp: return "cdp_aggregated_warp";
-    case bfs_variant::cdp_aggregated_block: return "cdp_aggregated_block";
+    case bfs_variant::serial_loop: return "serial_loop";
+    case bfs_variant::child_per_thread: return "child_per_thread";
+    case bfs_variant::thresholded: return "thresholded";
+    case bfs_variant::warp_aggregated: return "warp_aggregated";
+    case bfs_variant::block_aggregated: return "block_aggregated";
     case bfs_variant::device_driver: return "device_driver";
-    case bfs_variant::edge_balanced: return "edge_balanced";
+    case bfs_variant::flat_balanced: return "flat_balanced";
   }
   return "unknown";
 }
 
-bfs_variant parse_bfs_variant(const std::string& name) {
-  return detail::parse_enum_name(name, "BFS variant", variants);
+std::string to_string(const bfs_variant_choice& choice) {
+  std::string name = to_string(choice.variant);
+  if (choice.stream) name += std::string("+") + to_string(*choice.stream);
+  return name;
 }
 
-const std::vector<bfs_variant>& all_bfs_variants() {
-  static const std::vector<bfs_variant> all(std::begin(variants), std::end(variants));
+bfs_variant_choice parse_bfs_variant(const std::string& name) {
+  for (const variant_alias& a : aliases)
+    if (name == a.name) return a.choice;
+  const auto plus = name.find('+');
+  std::string choices;
+  for (bfs_variant v : variants) {
+    if (name.substr(0, plus) == to_string(v)) {
+      if (plus == std::string::npos) return {v, std::nullopt};
+      try {
+        return {v, parse_stream_kind(name.substr(plus + 1))};
+      } catch (const input_error& e) {
+        throw input_error("BFS variant '" + name + "': " + e.what());
+      }
+    }
+    choices += choices.empty() ? "" : ", ";
+    choices += to_string(v);
+  }
+  throw input_error("unknown BFS variant '" + name + "' (choose one of: " + choices +
+                    ", optionally +STREAM, e.g. child_per_thread+named_per_thread; old names: "
+                    "vertex_loop, cdp_naive, cdp_streams, cdp_threshold, cdp_aggregated_warp, "
+                    "cdp_aggregated_block, edge_balanced)");
+}
+
+const std::vector<bfs_variant_choice>& all_bfs_variants() {
+  static const std::vector<bfs_variant_choice> all = {
+      {bfs_variant::serial_loop, std::nullopt},
+      {bfs_variant::child_per_thread, std::nullopt},
+      {bfs_variant::child_per_thread, stream_kind::named_per_thread},
+      {bfs_variant::thresholded, std::nullopt},
+      {bfs_variant::warp_aggregated, std::nullopt},
+      {bfs_variant::block_aggregated, std::nullopt},
+      {bfs_variant::device_driver, std::nullopt},
+      {bfs_variant::flat_balanced, std::nullopt}};
   return all;
+}
+
+stream_kind bfs_options::effective_stream() const noexcept {
+  if (stream) return *stream;
+  return variant == bfs_variant::child_per_thread ? stream_kind::null_stream
+                                                  : stream_kind::fire_and_forget;
+}
+
+std::uint32_t bfs_options::effective_child_block_threads() const noexcept {
+  if (child_block_threads) return *child_block_threads;
+  return variant == bfs_variant::child_per_thread ? 1024u : 256u;
 }
 
 std::vector<std::uint32_t> bfs_reference(const csr_graph& g, std::uint32_t source) {
@@ -113,7 +169,7 @@ std::uint32_t default_bfs_threshold(const csr_graph& g, const bfs_options& optio
   const auto max_launches =
       static_cast<unsigned long long>(options.cost_model.budget_share * std::max(pending_budget, 1));
   return balanced_threshold(hist, 33, options.cost_model.serial_item_ns,
-                            options.cost_model.launch_ns[static_cast<int>(stream_kind::fire_and_forget)],
+                            options.cost_model.launch_ns[static_cast<int>(options.effective_stream())],
                             max_launches);
 }
 

@@ -24,44 +24,15 @@ device_graph::device_graph(const csr_graph& graph)
   require_device_memory(offsets_bytes + neighbors_bytes,
                         "device_graph (" + std::to_string(num_vertices_) + " vertices, " +
                             std::to_string(num_edges_) + " directed edges)");
-  try {
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_offsets_, offsets_bytes));
-    CDPKIT_CUDA_TRY(
-        cudaMemcpy(d_offsets_, graph.offsets.data(), offsets_bytes, cudaMemcpyHostToDevice));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_neighbors_, neighbors_bytes));
-    if (!graph.neighbors.empty())
-      CDPKIT_CUDA_TRY(cudaMemcpy(d_neighbors_, graph.neighbors.data(),
-                                 sizeof(std::uint32_t) * graph.neighbors.size(),
-                                 cudaMemcpyHostToDevice));
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-device_graph::~device_graph() { release(); }
-
-device_graph::device_graph(device_graph&& o) noexcept
-    : num_vertices_(o.num_vertices_), num_edges_(o.num_edges_),
-      d_offsets_(std::exchange(o.d_offsets_, nullptr)),
-      d_neighbors_(std::exchange(o.d_neighbors_, nullptr)) {}
-
-device_graph& device_graph::operator=(device_graph&& o) noexcept {
-  if (this != &o) {
-    release();
-    num_vertices_ = o.num_vertices_;
-    num_edges_ = o.num_edges_;
-    d_offsets_ = std::exchange(o.d_offsets_, nullptr);
-    d_neighbors_ = std::exchange(o.d_neighbors_, nullptr);
-  }
-  return *this;
-}
-
-void device_graph::release() noexcept {
-  if (device_unresponsive()) return;  // a free would block on the stuck work; the exit frees
-  (void)cudaFree(d_offsets_);
-  (void)cudaFree(d_neighbors_);
-  d_offsets_ = d_neighbors_ = nullptr;
+  // (on a throw, the members free what was allocated)
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_offsets_), offsets_bytes));
+  CDPKIT_CUDA_TRY(
+      cudaMemcpy(d_offsets_.get(), graph.offsets.data(), offsets_bytes, cudaMemcpyHostToDevice));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_neighbors_), neighbors_bytes));
+  if (!graph.neighbors.empty())
+    CDPKIT_CUDA_TRY(cudaMemcpy(d_neighbors_.get(), graph.neighbors.data(),
+                               sizeof(std::uint32_t) * graph.neighbors.size(),
+                               cudaMemcpyHostToDevice));
 }
 
 }  // namespace cdpkit

@@ -3,6 +3,7 @@
 // snapshot, device error flags, and the diagnosis the watchdog prints.
 
 #include <cdpkit/detail/enum_names.hpp>
+#include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/wait.hpp>
@@ -136,44 +137,41 @@ void require_cuda_device() {
 
 namespace detail {
 
-/// Everything a runtime owns on the device and the host. Freed in the destructor, except after a
-/// watchdog timeout: frees would then block on the stuck work, so the memory is left to the
-/// process exit.
+/// The runtime's entry in the device-wide limit registry, given back when the runtime goes (the
+/// device's limit is not touched after a watchdog timeout: the call could block on the stuck work).
+struct limit_lease {
+  int id = 0;
+  limit_lease() = default;
+  limit_lease(const limit_lease&) = delete;
+  limit_lease& operator=(const limit_lease&) = delete;
+  ~limit_lease() {
+    if (id != 0) limit_registry::instance().release(id, !device_unresponsive());
+  }
+};
+
+/// Everything a runtime owns on the device and the host, each in an owning pointer
+/// (cdpkit/detail/unique_device_ptr.hpp): freed when the runtime goes, except after a watchdog
+/// timeout, when frees would block on the stuck work and the memory is left to the process exit.
+/// Members are destroyed bottom-up: the limit is given back first, then the device memory, the
+/// stream and the pinned memory.
 struct runtime_storage {
-  int limit_id = 0;
-  launch_state* d_state = nullptr;
-  std::uint32_t* d_slots = nullptr;
-  site_counters* d_sites = nullptr;
-  trace_totals* d_totals = nullptr;
-  launch_record* d_records = nullptr;
-  // The watchdog's window on the state: a non-blocking stream and pinned host copies.
-  cudaStream_t diag_stream = nullptr;
-  launch_state* h_state = nullptr;
-  std::uint32_t* h_slots = nullptr;
-  site_counters* h_sites = nullptr;
-  trace_totals* h_totals = nullptr;
   // The mirror the device writes at its rare events (mapped pinned memory): readable while the
   // device is stuck, when even a copy on another stream may not complete.
-  launch_mirror* h_mirror = nullptr;
-  std::uint32_t* h_mirror_slots = nullptr;
-
-  ~runtime_storage() {
-    const bool stuck = device_unresponsive();
-    if (limit_id != 0) limit_registry::instance().release(limit_id, !stuck);
-    if (stuck) return;
-    (void)cudaFree(d_records);
-    (void)cudaFree(d_totals);
-    (void)cudaFree(d_sites);
-    (void)cudaFree(d_slots);
-    (void)cudaFree(d_state);
-    if (diag_stream != nullptr) (void)cudaStreamDestroy(diag_stream);
-    (void)cudaFreeHost(h_state);
-    (void)cudaFreeHost(h_slots);
-    (void)cudaFreeHost(h_sites);
-    (void)cudaFreeHost(h_totals);
-    (void)cudaFreeHost(h_mirror);
-    (void)cudaFreeHost(h_mirror_slots);
-  }
+  unique_pinned_ptr<std::uint32_t[]> h_mirror_slots;
+  unique_pinned_ptr<launch_mirror> h_mirror;
+  // The watchdog's window on the state: a non-blocking stream and pinned host copies.
+  unique_pinned_ptr<trace_totals> h_totals;
+  unique_pinned_ptr<site_counters[]> h_sites;
+  unique_pinned_ptr<std::uint32_t[]> h_slots;
+  unique_pinned_ptr<launch_state> h_state;
+  unique_stream diag_stream;
+  // The device state.
+  unique_device_ptr<launch_state> d_state;
+  unique_device_ptr<std::uint32_t[]> d_slots;
+  unique_device_ptr<site_counters[]> d_sites;
+  unique_device_ptr<trace_totals> d_totals;
+  unique_device_ptr<launch_record[]> d_records;
+  limit_lease limit;
 };
 
 }  // namespace detail
@@ -219,7 +217,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
 
   require_cuda_device();
   auto storage = std::make_unique<detail::runtime_storage>();
-  storage->limit_id =
+  storage->limit.id =
       config.pending_launch_limit > 0
           ? limit_registry::instance().acquire(config.pending_launch_limit, /*exact=*/true)
           : limit_registry::instance().acquire(static_cast<int>(needed), /*exact=*/false);
@@ -244,27 +242,31 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
 
   detail::runtime_storage& st = *storage;
   const auto slots = static_cast<std::size_t>(pending_budget_);
-  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_state, sizeof(launch_state)));
-  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_slots, sizeof(std::uint32_t) * slots));
-  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_sites, sizeof(site_counters) * trace_limits::max_sites));
-  CDPKIT_CUDA_TRY(cudaMalloc(&st.d_totals, sizeof(trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_state), sizeof(launch_state)));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slots), sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_sites), sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_totals), sizeof(trace_totals)));
   if (config.trace_record_capacity > 0)
     CDPKIT_CUDA_TRY(
-        cudaMalloc(&st.d_records, sizeof(launch_record) * config.trace_record_capacity));
-  CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&st.diag_stream, cudaStreamNonBlocking));
-  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_state, sizeof(launch_state)));
-  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_slots, sizeof(std::uint32_t) * slots));
-  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_sites, sizeof(site_counters) * trace_limits::max_sites));
-  CDPKIT_CUDA_TRY(cudaMallocHost(&st.h_totals, sizeof(trace_totals)));
-  CDPKIT_CUDA_TRY(cudaHostAlloc(&st.h_mirror, sizeof(launch_mirror), cudaHostAllocMapped));
+        cudaMalloc(detail::out_ptr(st.d_records), sizeof(launch_record) * config.trace_record_capacity));
+  {
+    cudaStream_t diag = nullptr;
+    CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&diag, cudaStreamNonBlocking));
+    st.diag_stream.reset(diag);
+  }
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_state), sizeof(launch_state)));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_slots), sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_sites), sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_totals), sizeof(trace_totals)));
+  CDPKIT_CUDA_TRY(cudaHostAlloc(detail::out_ptr(st.h_mirror), sizeof(launch_mirror), cudaHostAllocMapped));
   CDPKIT_CUDA_TRY(
-      cudaHostAlloc(&st.h_mirror_slots, sizeof(std::uint32_t) * slots, cudaHostAllocMapped));
-  std::memset(st.h_mirror, 0, sizeof(launch_mirror));
-  std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
+      cudaHostAlloc(detail::out_ptr(st.h_mirror_slots), sizeof(std::uint32_t) * slots, cudaHostAllocMapped));
+  std::memset(st.h_mirror.get(), 0, sizeof(launch_mirror));
+  std::memset(st.h_mirror_slots.get(), 0, sizeof(std::uint32_t) * slots);
   launch_mirror* d_mirror = nullptr;
   std::uint32_t* d_mirror_slots = nullptr;
-  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_mirror, st.h_mirror, 0));
-  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_mirror_slots, st.h_mirror_slots, 0));
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_mirror, st.h_mirror.get(), 0));
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_mirror_slots, st.h_mirror_slots.get(), 0));
   launch_state h{};
   h.pending = 0;
   h.pending_budget = pending_budget_;
@@ -272,15 +274,15 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.error_flags = 0;
   h.slot_count = static_cast<std::uint32_t>(pending_budget_);
   h.record_capacity = config.trace_record_capacity;
-  h.slots = st.d_slots;
-  h.sites = st.d_sites;
-  h.totals = st.d_totals;
-  h.records = st.d_records;
+  h.slots = st.d_slots.get();
+  h.sites = st.d_sites.get();
+  h.totals = st.d_totals.get();
+  h.records = st.d_records.get();
   h.launches = 0;
   h.mirror = d_mirror;
   h.mirror_slots = d_mirror_slots;
-  CDPKIT_CUDA_TRY(cudaMemcpy(st.d_state, &h, sizeof(h), cudaMemcpyHostToDevice));
-  CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMemcpy(st.d_state.get(), &h, sizeof(h), cudaMemcpyHostToDevice));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_slots.get(), 0, sizeof(std::uint32_t) * slots));
   storage_ = std::move(storage);
   reset_trace();
 }
@@ -290,7 +292,7 @@ launch_runtime::launch_runtime(launch_runtime&& other) noexcept = default;
 launch_runtime& launch_runtime::operator=(launch_runtime&& other) noexcept = default;
 
 launch_context launch_runtime::root_context() const noexcept {
-  return launch_context{storage_ ? storage_->d_state : nullptr, no_record, no_slot, 0, sites::root,
+  return launch_context{storage_ ? storage_->d_state.get() : nullptr, no_record, no_slot, 0, sites::root,
                         static_cast<std::uint8_t>(tracing_ ? 1 : 0), {0, 0, 0}};
 }
 
@@ -302,8 +304,8 @@ void launch_runtime::reset_trace() {
   if (pending != 0)
     throw input_error("launch_runtime::reset_trace: " + std::to_string(pending) +
                       " children still counted as pending; reset only between runs");
-  CDPKIT_CUDA_TRY(cudaMemset(st.d_sites, 0, sizeof(site_counters) * trace_limits::max_sites));
-  CDPKIT_CUDA_TRY(cudaMemset(st.d_totals, 0, sizeof(trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_sites.get(), 0, sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_totals.get(), 0, sizeof(trace_totals)));
   CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
 }
 
@@ -311,9 +313,9 @@ void launch_runtime::check_device_errors(const char* file, int line) {
   wait_for_device("launch_runtime::check_device_errors", this, file, line);
   detail::runtime_storage& st = *storage_;
   launch_state h{};
-  CDPKIT_CUDA_TRY(cudaMemcpy(&h, st.d_state, sizeof(h), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(&h, st.d_state.get(), sizeof(h), cudaMemcpyDeviceToHost));
   const auto slots = static_cast<std::size_t>(pending_budget_);
-  CDPKIT_CUDA_TRY(cudaMemcpy(st.h_slots, st.d_slots, sizeof(std::uint32_t) * slots,
+  CDPKIT_CUDA_TRY(cudaMemcpy(st.h_slots.get(), st.d_slots.get(), sizeof(std::uint32_t) * slots,
                              cudaMemcpyDeviceToHost));
   std::size_t occupied = 0, first_occupied = 0;
   for (std::size_t k = slots; k-- > 0;)
@@ -326,8 +328,8 @@ void launch_runtime::check_device_errors(const char* file, int line) {
     // Clear everything first, so that the next run starts from balanced books either way.
     CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
     CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->pending, 0, sizeof(int)));
-    CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
-    std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
+    CDPKIT_CUDA_TRY(cudaMemset(st.d_slots.get(), 0, sizeof(std::uint32_t) * slots));
+    std::memset(st.h_mirror_slots.get(), 0, sizeof(std::uint32_t) * slots);
     st.h_mirror->pending = 0;
     std::string what;
     if (h.error_flags != 0) what = describe_device_errors(h.error_flags);
@@ -346,7 +348,7 @@ void launch_runtime::check_device_errors(const char* file, int line) {
   }
   // Balanced: bring the host-visible mirror back to the exact books (its posted writes from
   // different SMs may have landed out of order).
-  std::memset(st.h_mirror_slots, 0, sizeof(std::uint32_t) * slots);
+  std::memset(st.h_mirror_slots.get(), 0, sizeof(std::uint32_t) * slots);
   st.h_mirror->pending = 0;
   st.h_mirror->launches = h.launches;
 }
@@ -356,16 +358,16 @@ trace_snapshot launch_runtime::snapshot() const {
   const detail::runtime_storage& st = *storage_;
   trace_snapshot snap;
   snap.sites.resize(trace_limits::max_sites);
-  CDPKIT_CUDA_TRY(cudaMemcpy(snap.sites.data(), st.d_sites,
+  CDPKIT_CUDA_TRY(cudaMemcpy(snap.sites.data(), st.d_sites.get(),
                              sizeof(site_counters) * trace_limits::max_sites,
                              cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(
-      cudaMemcpy(&snap.totals, st.d_totals, sizeof(trace_totals), cudaMemcpyDeviceToHost));
+      cudaMemcpy(&snap.totals, st.d_totals.get(), sizeof(trace_totals), cudaMemcpyDeviceToHost));
   const std::uint64_t stored =
       std::min<std::uint64_t>(snap.totals.records_requested, config_.trace_record_capacity);
   snap.records.resize(stored);
   if (stored > 0)
-    CDPKIT_CUDA_TRY(cudaMemcpy(snap.records.data(), st.d_records, sizeof(launch_record) * stored,
+    CDPKIT_CUDA_TRY(cudaMemcpy(snap.records.data(), st.d_records.get(), sizeof(launch_record) * stored,
                                cudaMemcpyDeviceToHost));
   snap.records_dropped = snap.totals.records_requested - stored;
   snap.pending_launch_limit = pending_launch_limit_;
@@ -380,8 +382,8 @@ std::string launch_runtime::diagnose() const noexcept {
     const detail::runtime_storage& st = *storage_;
     const auto slots = static_cast<std::size_t>(pending_budget_);
     // 1. The host-visible mirror: always readable.
-    const auto* mirror = static_cast<const volatile launch_mirror*>(st.h_mirror);
-    const auto* mirror_slots = static_cast<const volatile std::uint32_t*>(st.h_mirror_slots);
+    const auto* mirror = static_cast<const volatile launch_mirror*>(st.h_mirror.get());
+    const auto* mirror_slots = static_cast<const volatile std::uint32_t*>(st.h_mirror_slots.get());
     std::string out = "Launch state (host-visible mirror): pending " +
                       std::to_string(mirror->pending) + " of budget " +
                       std::to_string(pending_budget_) + " (device pending-launch limit " +
@@ -421,20 +423,20 @@ std::string launch_runtime::diagnose() const noexcept {
     out += ". ";
 
     // 2. The device's own counters, over a separate stream, if the device answers.
-    bool ok = cudaMemcpyAsync(st.h_state, st.d_state, sizeof(launch_state),
-                              cudaMemcpyDeviceToHost, st.diag_stream) == cudaSuccess;
-    ok = ok && cudaMemcpyAsync(st.h_sites, st.d_sites,
+    bool ok = cudaMemcpyAsync(st.h_state.get(), st.d_state.get(), sizeof(launch_state),
+                              cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
+    ok = ok && cudaMemcpyAsync(st.h_sites.get(), st.d_sites.get(),
                                sizeof(site_counters) * trace_limits::max_sites,
-                               cudaMemcpyDeviceToHost, st.diag_stream) == cudaSuccess;
-    ok = ok && cudaMemcpyAsync(st.h_totals, st.d_totals, sizeof(trace_totals),
-                               cudaMemcpyDeviceToHost, st.diag_stream) == cudaSuccess;
+                               cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
+    ok = ok && cudaMemcpyAsync(st.h_totals.get(), st.d_totals.get(), sizeof(trace_totals),
+                               cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
     if (!ok) {
       const cudaError_t e = cudaGetLastError();
       return out + "Device counters: unreadable (" + cudaGetErrorName(e) + ").";
     }
     const auto start = std::chrono::steady_clock::now();
     cudaError_t q;
-    while ((q = cudaStreamQuery(st.diag_stream)) == cudaErrorNotReady) {
+    while ((q = cudaStreamQuery(st.diag_stream.get())) == cudaErrorNotReady) {
       if (std::chrono::steady_clock::now() - start > std::chrono::seconds(2))
         return out + "Device counters: unreadable (a copy on another stream did not finish "
                      "within 2 s: the device itself is stuck, not only this work).";
@@ -444,7 +446,7 @@ std::string launch_runtime::diagnose() const noexcept {
       (void)cudaGetLastError();
       return out + "Device counters: unreadable (" + cudaGetErrorName(q) + ").";
     }
-    const launch_state& h = *st.h_state;
+    const launch_state& h = *st.h_state.get();
     char flags[16];
     std::snprintf(flags, sizeof flags, "0x%x", h.error_flags);
     out += "Device counters: pending " + std::to_string(h.pending) + ", launched " +

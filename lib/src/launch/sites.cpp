@@ -1,4 +1,6 @@
-// Names of launch and probe sites, for the profile JSON and the reports.
+// Names of launch and probe sites, for the profile JSON and the reports: a registry that the
+// library areas fill from their own tables (lib/src/<area>/sites.cpp) and users through
+// set_site_name.
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch/sites.hpp>
@@ -15,35 +17,16 @@ struct registry {
   std::array<std::string, trace_limits::max_sites> names;
 };
 
-registry& user_names() {
+registry& names() {
   static registry r;
   return r;
-}
-
-const char* builtin_name(std::uint16_t id) {
-  switch (id) {
-    case root: return "root";
-    case l2c_child_per_thread: return "loop_to_child.child_per_thread";
-    case l2c_thresholded: return "loop_to_child.thresholded";
-    case l2c_warp_aggregated: return "loop_to_child.warp_aggregated";
-    case l2c_block_aggregated: return "loop_to_child.block_aggregated";
-    case l2c_serial_items: return "loop_to_child.serial_items";
-    case l2c_inline_items: return "loop_to_child.inline_items";
-    case l2c_child_items: return "loop_to_child.child_items";
-    case l2c_cooperative_items: return "loop_to_child.cooperative_items";
-    case l2c_flat_items: return "loop_to_child.flat_items";
-    case bfs_neighbors: return "bfs.neighbors";
-    case bfs_level: return "bfs.level";
-    case bfs_driver: return "bfs.driver";
-    default: return nullptr;
-  }
 }
 }  // namespace
 
 std::string site_name(std::uint16_t id) {
-  if (const char* name = builtin_name(id)) return name;
+  if (id == root) return "root";
   if (id < trace_limits::max_sites) {
-    auto& r = user_names();
+    auto& r = names();
     std::lock_guard<std::mutex> lock(r.mutex);
     if (!r.names[id].empty()) return r.names[id];
   }
@@ -56,9 +39,27 @@ void set_site_name(std::uint16_t id, std::string name) {
                       ", " + std::to_string(trace_limits::max_sites) + "), got " +
                       std::to_string(id));
   if (name.empty()) throw input_error("set_site_name: empty name for site " + std::to_string(id));
-  auto& r = user_names();
+  auto& r = names();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.names[id] = std::move(name);
+}
+
+void register_library_sites(const site_name_entry* entries, std::size_t count) {
+  auto& r = names();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (std::size_t k = 0; k < count; ++k) {
+    const site_name_entry& e = entries[k];
+    if (e.id == root || e.id >= first_user_site)
+      throw input_error("register_library_sites: library site ids are in [1, " +
+                        std::to_string(first_user_site) + "), got " + std::to_string(e.id));
+    if (e.name == nullptr || *e.name == '\0')
+      throw input_error("register_library_sites: empty name for site " + std::to_string(e.id));
+    std::string& slot = r.names[e.id];
+    if (!slot.empty() && slot != e.name)
+      throw input_error("register_library_sites: site " + std::to_string(e.id) +
+                        " is already registered as '" + slot + "', not '" + e.name + "'");
+    slot = e.name;
+  }
 }
 
 }  // namespace cdpkit::sites

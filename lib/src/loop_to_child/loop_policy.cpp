@@ -1,4 +1,4 @@
-// loop_to_child host logic: policy names and the cost model.
+// loop_to_child host logic: policy and stream names, the cost model, run results.
 
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
@@ -31,6 +31,16 @@ std::uint32_t loop_policy::loop_lanes() const noexcept {
 std::uint32_t loop_policy::cost_model_threshold() const {
   if (!uses_cdp() || kind == loop_policy_kind::child_per_thread) return 0;
   return cost_model.threshold(stream, loop_lanes());
+}
+
+segment_result segment_async_result::result() const {
+  segment_result r = known_;
+  if (d_threshold_ != nullptr) {
+    std::uint32_t t = 0;
+    CDPKIT_CUDA_TRY(cudaMemcpy(&t, d_threshold_, sizeof t, cudaMemcpyDeviceToHost));
+    r.threshold = t;
+  }
+  return r;
 }
 
 namespace {

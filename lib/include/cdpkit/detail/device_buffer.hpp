@@ -1,12 +1,13 @@
 #pragma once
-// A move-only, stream-ordered device allocation (cudaMallocAsync / cudaFreeAsync).
+// A move-only, stream-ordered device allocation (cudaMallocAsync / cudaFreeAsync). The free is
+// stream-ordered and never blocks, so it is done even when the device is unresponsive.
 
 #include <cdpkit/error.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <utility>
+#include <memory>
 
 namespace cdpkit::detail {
 
@@ -15,38 +16,27 @@ class device_buffer {
  public:
   device_buffer() = default;
   /// Allocate `count` elements on `stream` (uninitialized). count == 0 holds nothing.
-  device_buffer(std::size_t count, cudaStream_t stream) : count_(count), stream_(stream) {
+  device_buffer(std::size_t count, cudaStream_t stream)
+      : data_(nullptr, stream_free{stream}), count_(count) {
     if (count > 0) {
       void* p = nullptr;
       CDPKIT_CUDA_TRY(cudaMallocAsync(&p, count * sizeof(T), stream));
-      data_ = static_cast<T*>(p);
+      data_.reset(static_cast<T*>(p));
     }
   }
-  ~device_buffer() {
-    if (data_ != nullptr) (void)cudaFreeAsync(data_, stream_);
-  }
-  device_buffer(device_buffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)),
-        stream_(o.stream_) {}
-  device_buffer& operator=(device_buffer&& o) noexcept {
-    if (this != &o) {
-      if (data_ != nullptr) (void)cudaFreeAsync(data_, stream_);
-      data_ = std::exchange(o.data_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-      stream_ = o.stream_;
-    }
-    return *this;
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
 
-  [[nodiscard]] T* data() const noexcept { return data_; }
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] T* data() const noexcept { return data_.get(); }
+  /// Elements held (0 for an empty or moved-from buffer).
+  [[nodiscard]] std::size_t size() const noexcept { return data_ ? count_ : 0; }
 
  private:
-  T* data_ = nullptr;
+  /// Frees on the stream the buffer was allocated on.
+  struct stream_free {
+    cudaStream_t stream = nullptr;
+    void operator()(T* p) const noexcept { (void)cudaFreeAsync(p, stream); }
+  };
+  std::unique_ptr<T, stream_free> data_;
   std::size_t count_ = 0;
-  cudaStream_t stream_ = nullptr;
 };
 
 }  // namespace cdpkit::detail

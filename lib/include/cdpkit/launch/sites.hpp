@@ -1,41 +1,49 @@
 #pragma once
-// cdpkit/launch/sites.hpp — ids of the library's launch and probe sites. A site is a place in
-// the code that launches children or probes divergence; the trace aggregates per site.
-// Ids below first_user_site belong to the library; users number their own sites from there.
+// cdpkit/launch/sites.hpp — launch and probe sites, and their names. A site is a place in the code
+// that launches children or probes divergence; the trace aggregates per site.
+//
+// Ids below first_user_site belong to the library. Each library area declares its own ids in its
+// own header (cdpkit/loop_to_child/sites.hpp, cdpkit/bfs/sites.hpp; the numeric values are part of
+// the profiles and never change) and registers their names here from its own table
+// (register_library_sites); the launch layer itself only owns `root`. Users number their own
+// sites from first_user_site and name them with set_site_name.
 
 #include <cdpkit/launch/types.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace cdpkit::sites {
 
 enum : std::uint16_t {
-  root = 0,
-  // loop_to_child: launches
-  l2c_child_per_thread = 1,
-  l2c_thresholded = 2,
-  l2c_warp_aggregated = 3,
-  l2c_block_aggregated = 4,
-  // loop_to_child: probes of the item loops
-  l2c_serial_items = 8,
-  l2c_inline_items = 9,
-  l2c_child_items = 10,
-  l2c_cooperative_items = 11,
-  l2c_flat_items = 12,
-  // bfs
-  bfs_neighbors = 16,      ///< a child grid over a frontier vertex's neighbours
-  bfs_level = 17,          ///< the device driver's grid over one level's frontier
-  bfs_driver = 18,         ///< the device driver's tail-launched continuation (next level)
-  first_user_site = 32,
+  root = 0,              ///< the host-launched grid (named "root")
+  first_user_site = 32,  ///< user sites are in [first_user_site, trace_limits::max_sites)
 };
 
-/// Name of a site for reports, e.g. "loop_to_child.thresholded"; user sites without a name
-/// registered through set_site_name are called "site.<id>".
+/// Name of a site for reports, e.g. "loop_to_child.thresholded"; sites without a registered
+/// name (user sites not named through set_site_name) are called "site.<id>".
 std::string site_name(std::uint16_t id);
 
 /// Give a user site (first_user_site <= id < trace_limits::max_sites) a name for the profile.
 /// Throws cdpkit::input_error when the id is out of that range or the name is empty.
 void set_site_name(std::uint16_t id, std::string name);
+
+/// One library site and its name, "<area>.<what>".
+struct site_name_entry {
+  std::uint16_t id;
+  const char* name;
+};
+
+/// Register the names of a library area's sites (ids below first_user_site). Idempotent: the same
+/// table may be registered any number of times. Throws cdpkit::input_error for an id at or above
+/// first_user_site, an empty name, or an id already registered under another name (two areas
+/// claiming one id: a library bug).
+void register_library_sites(const site_name_entry* entries, std::size_t count);
+
+template <std::size_t N>
+void register_library_sites(const site_name_entry (&entries)[N]) {
+  register_library_sites(entries, N);
+}
 
 }  // namespace cdpkit::sites

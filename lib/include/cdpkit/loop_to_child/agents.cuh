@@ -1,103 +1,41 @@
 #pragma once
-// Device building blocks of loop-to-child: segment lookup, the per-item call, and the
-// cooperative (warp / block) processing of a concatenation of segments.
+// cdpkit/loop_to_child/agents.cuh — loop-to-child's device building blocks ("agents"), one file
+// per strategy, for any algorithm whose step is "for every parent i, pre_op(i), then item_op(i, j)
+// for every j of segment i" (BFS's neighbour expansion is one; the tree family's is another).
+//
+// An agent is a __device__ function run by every thread of a grid that was given a
+// launch_context: it maps threads to segments, launches child grids through the launch layer
+// (cdpkit/launch.cuh) and does inline whatever is not launched, so no work is ever lost. The thin
+// __global__ wrappers of cdpkit/loop_to_child/kernels.cuh run one agent each, and
+// cdpkit::for_each_segment_async (cdpkit/loop_to_child.cuh) picks the wrapper from the policy;
+// an algorithm that needs the strategy inside its own grid (e.g. a grid launched from the
+// device) calls the agent directly, in namespace cdpkit::loop_to_child:
+//
+//   agents/serial_loop.cuh       serial_loop_agent       each thread loops (Fig. 21.4)
+//   agents/thresholded.cuh       thresholded_agent       a child per segment longer than T
+//                                                        (T = 0: child_per_thread, Fig. 21.5)
+//   agents/warp_aggregated.cuh   warp_aggregated_agent   one child per warp (KLAP)
+//   agents/block_aggregated.cuh  block_aggregated_agent  one child per block (KLAP)
+//   agents/flat_balanced.cuh     flat_prepare_agent,     no CDP: lengths, scan, one balanced
+//                                flat_items_agent        grid over all items
+//   agents/threshold_picker.cuh  length_histogram_agent, the automatic threshold, on the device
+//                                pick_threshold_agent
+//   agents/common.cuh            segments_view, block_threads, call_item, load_segment,
+//                                find_segment, the child grids' bodies
+//
+// Common contract: Segments is cdpkit::segments_view or any trivially copyable type with
+// `num_segments` and `__device__ std::uint32_t begin(i)` / `end(i)`; pre_op(i) runs exactly once
+// per segment, item_op(i, j) (or item_op(j)) exactly once per item, after pre_op(i) and with its
+// writes visible; an inverted segment (end < begin) raises device_error_bad_segment and is empty.
+// Each agent's own preconditions (grid shape, which threads must call it, scratch) are at its
+// declaration. The agents reach the trace only through the launch layer (launch_items,
+// record_inline_items, record_auto_threshold, warp_probe) at the sites of
+// cdpkit/loop_to_child/sites.hpp, or at the launch site the caller gives.
 
-#include <cdpkit/launch.cuh>
-#include <cdpkit/launch/sites.hpp>
-#include <cdpkit/probe.cuh>
-
-#include <cstdint>
-#include <type_traits>
-
-namespace cdpkit {
-
-/// Device view of the segments: segment i covers items [d_begin[i], d_end[i]).
-///
-/// Any type with `num_segments` and `__device__ begin(i)` / `end(i)` can stand in its place
-/// (e.g. a BFS frontier, whose segment i is the neighbour list of frontier vertex i).
-struct segments_view {
-  const std::uint32_t* d_begin;
-  const std::uint32_t* d_end;
-  std::uint32_t num_segments;
-  __device__ std::uint32_t begin(std::uint32_t i) const { return d_begin[i]; }
-  __device__ std::uint32_t end(std::uint32_t i) const { return d_end[i]; }
-};
-
-namespace loop_to_child_detail {
-
-inline constexpr unsigned int block_threads = 256;  ///< parent block size (Fig. 21.5)
-
-/// item_op may take (segment, item) or just (item), as in Fig. 21.4's doMoreWork(j).
-template <class ItemOp>
-__device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std::uint32_t j) {
-  if constexpr (std::is_invocable_v<const ItemOp&, std::uint32_t, std::uint32_t>) {
-    op(i, j);
-  } else {
-    op(j);
-  }
-}
-
-/// Read segment i's bounds; an inverted segment raises device_error_bad_segment and is empty.
-template <class Segments>
-__device__ __forceinline__ void load_segment(const launch_context& ctx, const Segments& s,
-                                             std::uint32_t i, std::uint32_t& begin,
-                                             std::uint32_t& len) {
-  begin = s.begin(i);
-  const std::uint32_t end = s.end(i);
-  if (end < begin) {
-    raise_device_error(ctx, device_error_bad_segment);
-    len = 0;
-  } else {
-    len = end - begin;
-  }
-}
-
-/// Index of the last entry <= k in the non-decreasing d_scan[0, count): the segment holding
-/// concatenated item k (empty segments share their scan value with the next one and are skipped).
-template <class Scan, class Position>
-__device__ __forceinline__ std::uint32_t find_segment(const Scan* d_scan, std::uint32_t count,
-                                                      Position k) {
-  std::uint32_t lo = 0, hi = count;  // invariant: d_scan[lo] <= k, answer in [lo, hi)
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (d_scan[mid] <= k) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
-/// A child over the concatenated segments of one group (warp or block): child thread k finds its
-/// segment in the group's exclusive scan and runs item_op there.
-template <class Segments, class ItemOp>
-struct group_items_fn {
-  Segments segments;
-  const std::uint32_t* d_scan;  ///< the group's exclusive scan of lengths, `count` entries
-  std::uint32_t first_segment;
-  std::uint32_t count;
-  ItemOp item_op;
-  __device__ void operator()(const launch_context& self, std::uint64_t k64) const {
-    warp_probe probe(self, sites::l2c_child_items);
-    probe.step();
-    const auto k = static_cast<std::uint32_t>(k64);
-    const std::uint32_t s = find_segment(d_scan, count, k);
-    const std::uint32_t i = first_segment + s;
-    call_item(item_op, i, segments.begin(i) + (k - d_scan[s]));
-    probe.commit();
-  }
-};
-
-/// A child over one segment: child thread k runs item_op(i, begin + k).
-template <class ItemOp>
-struct segment_items_fn {
-  std::uint32_t segment;
-  std::uint32_t begin;
-  ItemOp item_op;
-  __device__ void operator()(const launch_context& self, std::uint64_t k) const {
-    warp_probe probe(self, sites::l2c_child_items);
-    probe.step();
-    call_item(item_op, segment, begin + static_cast<std::uint32_t>(k));
-    probe.commit();
-  }
-};
-
-}  // namespace loop_to_child_detail
-}  // namespace cdpkit
+#include <cdpkit/loop_to_child/agents/block_aggregated.cuh>
+#include <cdpkit/loop_to_child/agents/common.cuh>
+#include <cdpkit/loop_to_child/agents/flat_balanced.cuh>
+#include <cdpkit/loop_to_child/agents/serial_loop.cuh>
+#include <cdpkit/loop_to_child/agents/threshold_picker.cuh>
+#include <cdpkit/loop_to_child/agents/thresholded.cuh>
+#include <cdpkit/loop_to_child/agents/warp_aggregated.cuh>

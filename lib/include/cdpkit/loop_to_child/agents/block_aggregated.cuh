@@ -1,0 +1,83 @@
+#pragma once
+// cdpkit/loop_to_child/agents/block_aggregated.cuh — block_aggregated (KLAP): one child per
+// block over its threads' concatenated segments; below the threshold the block does the items
+// itself. The same four steps as warp_aggregated, with a CUB block scan (64-bit) and a
+// shared-memory search.
+
+#include <cdpkit/loop_to_child/agents/common.cuh>
+
+#include <cub/block/block_scan.cuh>
+
+namespace cdpkit::loop_to_child {
+
+/// Shared storage of block_aggregated_agent: the kernel declares one `__shared__` instance.
+struct block_aggregated_storage {
+  // 64-bit scan: 256 lengths of up to 2^32 - 1 items do not fit 32 bits.
+  using block_scan = cub::BlockScan<unsigned long long, block_threads>;
+  typename block_scan::TempStorage scan;
+  unsigned long long excl[block_threads];
+  std::uint32_t begin[block_threads];
+  int launched;
+};
+
+/// Thread threadIdx.x of block b handles segment b * block_threads + threadIdx.x; the block is
+/// the group.
+///
+/// Preconditions: a 1-D grid of blocks of exactly block_threads (256) threads covering the
+/// segments; every thread of the block calls the agent (block-wide barriers); d_scan has
+/// num_segments entries and lives until the children are done; `site` <
+/// trace_limits::max_sites; child_block_threads is a multiple of 32 in [32, 1024]. A group total
+/// of 2^32 items or more is done by the block itself.
+template <class Segments, class PreOp, class ItemOp>
+__device__ void block_aggregated_agent(block_aggregated_storage& storage, const launch_context& ctx,
+                                       const Segments& s, const PreOp& pre_op,
+                                       const ItemOp& item_op, std::uint32_t threshold,
+                                       stream_kind stream, std::uint32_t* d_scan,
+                                       unsigned int child_block_threads, std::uint16_t site) {
+  using block_scan = block_aggregated_storage::block_scan;
+  const std::uint32_t block_first = blockIdx.x * block_threads;
+  const std::uint32_t i = block_first + threadIdx.x;
+  std::uint32_t begin = 0, len = 0;
+  // 1. pre_op and the segment
+  if (i < s.num_segments) {
+    pre_op(i);
+    load_segment(ctx, s, i, begin, len);
+  }
+  // 2. block exclusive scan of the lengths
+  unsigned long long excl = 0, total = 0;
+  block_scan(storage.scan).ExclusiveSum(static_cast<unsigned long long>(len), excl, total);
+  if (total == 0) return;  // block-uniform
+  const std::uint32_t count = s.num_segments - block_first < block_threads
+                                  ? s.num_segments - block_first
+                                  : block_threads;
+  storage.excl[threadIdx.x] = excl;
+  storage.begin[threadIdx.x] = begin;
+  if (threadIdx.x == 0) storage.launched = 0;
+  // a child indexes the concatenation in 32 bits: a larger total is done by the block itself
+  const bool launch = total > threshold && total <= 0xffffffffull;
+  if (launch && i < s.num_segments) d_scan[i] = static_cast<std::uint32_t>(excl);
+  __syncthreads();  // also orders every thread's pre_op writes before the launch and step 4
+
+  // 3. one launch per block
+  if (launch && threadIdx.x == 0) {
+    __threadfence();
+    storage.launched = static_cast<bool>(launch_items(
+        ctx, site, total, child_block_threads, stream,
+        group_items_fn<Segments, ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
+    if (!storage.launched) record_inline_items(ctx, site, total);
+  }
+  __syncthreads();
+  if (storage.launched) return;
+
+  // 4. cooperative: the block walks the concatenation
+  warp_probe probe(ctx, sites::l2c_cooperative_items);
+  for (unsigned long long k = threadIdx.x; k < total; k += block_threads) {
+    probe.step();
+    const std::uint32_t owner = find_segment(storage.excl, count, k);
+    call_item(item_op, block_first + owner,
+              storage.begin[owner] + static_cast<std::uint32_t>(k - storage.excl[owner]));
+  }
+  probe.commit();
+}
+
+}  // namespace cdpkit::loop_to_child

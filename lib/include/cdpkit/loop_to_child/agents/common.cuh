@@ -1,0 +1,105 @@
+#pragma once
+// cdpkit/loop_to_child/agents/common.cuh — what every loop-to-child agent shares: the segments,
+// the parent block size, the per-item call, segment lookup, and the bodies of the child grids.
+
+#include <cdpkit/launch.cuh>
+#include <cdpkit/loop_to_child/sites.hpp>
+#include <cdpkit/probe.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cdpkit {
+
+/// Device view of the segments: segment i covers items [d_begin[i], d_end[i]).
+///
+/// Any type with `num_segments` and `__device__ begin(i)` / `end(i)` can stand in its place
+/// (e.g. a BFS frontier, whose segment i is the neighbour list of frontier vertex i).
+struct segments_view {
+  const std::uint32_t* d_begin;
+  const std::uint32_t* d_end;
+  std::uint32_t num_segments;
+  __device__ std::uint32_t begin(std::uint32_t i) const { return d_begin[i]; }
+  __device__ std::uint32_t end(std::uint32_t i) const { return d_end[i]; }
+};
+
+namespace loop_to_child {
+
+/// Threads per block of the parent grids (Fig. 21.5): the kernels of cdpkit/loop_to_child/
+/// kernels.cuh run blocks of this size, and block_aggregated_agent requires it.
+inline constexpr unsigned int block_threads = 256;
+
+/// item_op may take (segment, item) or just (item), as in Fig. 21.4's doMoreWork(j).
+template <class ItemOp>
+__device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std::uint32_t j) {
+  if constexpr (std::is_invocable_v<const ItemOp&, std::uint32_t, std::uint32_t>) {
+    op(i, j);
+  } else {
+    op(j);
+  }
+}
+
+/// Read segment i's bounds; an inverted segment raises device_error_bad_segment and is empty.
+template <class Segments>
+__device__ __forceinline__ void load_segment(const launch_context& ctx, const Segments& s,
+                                             std::uint32_t i, std::uint32_t& begin,
+                                             std::uint32_t& len) {
+  begin = s.begin(i);
+  const std::uint32_t end = s.end(i);
+  if (end < begin) {
+    raise_device_error(ctx, device_error_bad_segment);
+    len = 0;
+  } else {
+    len = end - begin;
+  }
+}
+
+/// Index of the last entry <= k in the non-decreasing d_scan[0, count): the segment holding
+/// concatenated item k (empty segments share their scan value with the next one and are skipped).
+template <class Scan, class Position>
+__device__ __forceinline__ std::uint32_t find_segment(const Scan* d_scan, std::uint32_t count,
+                                                      Position k) {
+  std::uint32_t lo = 0, hi = count;  // invariant: d_scan[lo] <= k, answer in [lo, hi)
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (d_scan[mid] <= k) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+/// A child over the concatenated segments of one group (warp or block): child thread k finds its
+/// segment in the group's exclusive scan and runs item_op there.
+template <class Segments, class ItemOp>
+struct group_items_fn {
+  Segments segments;
+  const std::uint32_t* d_scan;  ///< the group's exclusive scan of lengths, `count` entries
+  std::uint32_t first_segment;
+  std::uint32_t count;
+  ItemOp item_op;
+  __device__ void operator()(const launch_context& self, std::uint64_t k64) const {
+    warp_probe probe(self, sites::l2c_child_items);
+    probe.step();
+    const auto k = static_cast<std::uint32_t>(k64);
+    const std::uint32_t s = find_segment(d_scan, count, k);
+    const std::uint32_t i = first_segment + s;
+    call_item(item_op, i, segments.begin(i) + (k - d_scan[s]));
+    probe.commit();
+  }
+};
+
+/// A child over one segment: child thread k runs item_op(i, begin + k).
+template <class ItemOp>
+struct segment_items_fn {
+  std::uint32_t segment;
+  std::uint32_t begin;
+  ItemOp item_op;
+  __device__ void operator()(const launch_context& self, std::uint64_t k) const {
+    warp_probe probe(self, sites::l2c_child_items);
+    probe.step();
+    call_item(item_op, segment, begin + static_cast<std::uint32_t>(k));
+    probe.commit();
+  }
+};
+
+}  // namespace loop_to_child
+}  // namespace cdpkit

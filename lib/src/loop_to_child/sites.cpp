@@ -1,0 +1,30 @@
+// The names of loop-to-child's sites (cdpkit/loop_to_child/sites.hpp).
+
+#include <cdpkit/loop_to_child/sites.hpp>
+
+namespace cdpkit::loop_to_child {
+
+namespace {
+constexpr sites::site_name_entry site_names[] = {
+    {sites::l2c_child_per_thread, "loop_to_child.child_per_thread"},
+    {sites::l2c_thresholded, "loop_to_child.thresholded"},
+    {sites::l2c_warp_aggregated, "loop_to_child.warp_aggregated"},
+    {sites::l2c_block_aggregated, "loop_to_child.block_aggregated"},
+    {sites::l2c_serial_items, "loop_to_child.serial_items"},
+    {sites::l2c_inline_items, "loop_to_child.inline_items"},
+    {sites::l2c_child_items, "loop_to_child.child_items"},
+    {sites::l2c_cooperative_items, "loop_to_child.cooperative_items"},
+    {sites::l2c_flat_items, "loop_to_child.flat_items"},
+};
+
+// At start-up, once this area is linked in (for_each_segment_async references this file).
+const bool registered_at_startup = (sites::register_library_sites(site_names), true);
+}  // namespace
+
+void register_site_names() {
+  static const bool once = (sites::register_library_sites(site_names), true);
+  (void)once;
+  (void)registered_at_startup;
+}
+
+}  // namespace cdpkit::loop_to_child
