@@ -348,9 +348,9 @@ TEST_CASE("power-law lengths past the exact table come from the law's tail, up t
 
 TEST_CASE("for_each_segment returns the threshold it used, traced or not" * CDPKIT_GPU_CASE) {
   auto& rt = cdpkit::default_runtime();
-  cdpkit::segment_params p;
+  cdpkit::harness::segment_params p;
   p.num_segments = 1u << 16;  // power law
-  const auto offsets = cdpkit::make_segment_offsets(p);
+  const auto offsets = cdpkit::harness::make_segment_offsets(p);
   thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
   const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
                                    thrust::raw_pointer_cast(d_offsets.data()) + 1, p.num_segments};

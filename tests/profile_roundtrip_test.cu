@@ -9,6 +9,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/launch.hpp>
+#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/report/analysis.hpp>

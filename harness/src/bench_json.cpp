@@ -62,4 +62,12 @@ nlohmann::json bench_document(nlohmann::json device) {
           {"rows", nlohmann::json::array()}};
 }
 
+void write_json_file(const nlohmann::json& doc, const std::string& path) {
+  try {
+    schema::write_json_file(doc, path);
+  } catch (const schema::write_error& e) {
+    throw input_error(e.what());
+  }
+}
+
 }  // namespace cdpkit::harness

@@ -29,11 +29,12 @@ std::vector<policy_result> run_policies(segment_workload& workload, launch_runti
                                         const std::vector<loop_policy>& policies, int reps) {
   std::vector<policy_result> results;
   for (const loop_policy& policy : policies) {
+    segment_async_result last;  // the latest run's handle; read after measure() has waited
     auto m = harness::measure(
-        runtime, [&](cudaStream_t s) { workload.run_async(policy, runtime, s); },
+        runtime, [&](cudaStream_t s) { last = workload.run_async(policy, runtime, s); },
         [&](cudaStream_t s) { workload.clear_outputs(s); },
         [&] { return workload.count_mismatches(); }, reps, /*traced=*/true);
-    results.push_back({policy, std::move(m)});
+    results.push_back({policy, std::move(m), last.result()});
   }
   return results;
 }
@@ -45,12 +46,10 @@ const policy_result* find(const std::vector<policy_result>& results, loop_policy
   return nullptr;
 }
 
-/// The threshold a run used: given, or picked on the device (read from the traced run).
+/// The threshold a run used: given, or picked on the device (returned by the run itself).
 std::optional<std::uint32_t> used_threshold(const policy_result& r) {
   if (!r.policy.uses_cdp()) return std::nullopt;
-  if (r.policy.threshold) return *r.policy.threshold;
-  if (r.m.trace) return r.m.trace->totals.last_auto_threshold;
-  return std::nullopt;
+  return r.used.threshold;
 }
 
 std::string threshold_cell(const policy_result& r) {

@@ -105,114 +105,76 @@ segment_workload::segment_workload(const std::vector<std::uint32_t>& offsets, st
   require_device_memory(sizeof(std::uint32_t) * (2 * offsets.size() + 4 * (num_items_ + 1)),
                         "segment_workload of " + std::to_string(num_segments_) + " segments and " +
                             std::to_string(num_items_) + " items");
-  try {
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_offsets_, sizeof(std::uint32_t) * offsets.size()));
-    CDPKIT_CUDA_TRY(cudaMemcpy(d_offsets_, offsets.data(), sizeof(std::uint32_t) * offsets.size(),
-                               cudaMemcpyHostToDevice));
-    const std::size_t items = num_items_ > 0 ? num_items_ : 1;
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_item_in_, sizeof(std::uint32_t) * items));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_item_out_, sizeof(std::uint32_t) * items));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_parent_out_, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1)));
-    thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
-                      thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
-                      thrust::device_pointer_cast(d_item_in_), input_fill{seed});
-    wait_for_device("segment_workload: input fill", nullptr, __FILE__, __LINE__);
-    clear_outputs();
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-segment_workload::~segment_workload() { release(); }
-
-segment_workload::segment_workload(segment_workload&& o) noexcept
-    : num_segments_(o.num_segments_), num_items_(o.num_items_), max_len_(o.max_len_),
-      rounds_(o.rounds_), d_offsets_(std::exchange(o.d_offsets_, nullptr)),
-      d_item_in_(std::exchange(o.d_item_in_, nullptr)),
-      d_item_out_(std::exchange(o.d_item_out_, nullptr)),
-      d_parent_out_(std::exchange(o.d_parent_out_, nullptr)),
-      d_ref_item_(std::exchange(o.d_ref_item_, nullptr)),
-      d_ref_parent_(std::exchange(o.d_ref_parent_, nullptr)) {}
-
-segment_workload& segment_workload::operator=(segment_workload&& o) noexcept {
-  if (this != &o) {
-    release();
-    num_segments_ = o.num_segments_;
-    num_items_ = o.num_items_;
-    max_len_ = o.max_len_;
-    rounds_ = o.rounds_;
-    d_offsets_ = std::exchange(o.d_offsets_, nullptr);
-    d_item_in_ = std::exchange(o.d_item_in_, nullptr);
-    d_item_out_ = std::exchange(o.d_item_out_, nullptr);
-    d_parent_out_ = std::exchange(o.d_parent_out_, nullptr);
-    d_ref_item_ = std::exchange(o.d_ref_item_, nullptr);
-    d_ref_parent_ = std::exchange(o.d_ref_parent_, nullptr);
-  }
-  return *this;
-}
-
-void segment_workload::release() noexcept {
-  if (device_unresponsive()) return;  // a free would block on the stuck work; the exit frees
-  for (std::uint32_t** p : {&d_offsets_, &d_item_in_, &d_item_out_, &d_parent_out_, &d_ref_item_,
-                            &d_ref_parent_}) {
-    (void)cudaFree(*p);
-    *p = nullptr;
-  }
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_offsets_), sizeof(std::uint32_t) * offsets.size()));
+  CDPKIT_CUDA_TRY(cudaMemcpy(d_offsets_.get(), offsets.data(), sizeof(std::uint32_t) * offsets.size(),
+                             cudaMemcpyHostToDevice));
+  const std::size_t items = num_items_ > 0 ? num_items_ : 1;
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_item_in_), sizeof(std::uint32_t) * items));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_item_out_), sizeof(std::uint32_t) * items));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_parent_out_),
+                             sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1)));
+  thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
+                    thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
+                    thrust::device_pointer_cast(d_item_in_.get()), input_fill{seed});
+  wait_for_device("segment_workload: input fill", nullptr, __FILE__, __LINE__);
+  clear_outputs();
 }
 
 void segment_workload::clear_outputs(cudaStream_t stream) {
   const std::size_t items = num_items_ > 0 ? num_items_ : 1;
-  CDPKIT_CUDA_TRY(cudaMemsetAsync(d_item_out_, 0, sizeof(std::uint32_t) * items, stream));
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(d_item_out_.get(), 0, sizeof(std::uint32_t) * items, stream));
   CDPKIT_CUDA_TRY(
-      cudaMemsetAsync(d_parent_out_, 0, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1), stream));
+      cudaMemsetAsync(d_parent_out_.get(), 0, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1), stream));
 }
 
-void segment_workload::run_async(const loop_policy& policy, launch_runtime& runtime,
-                                 cudaStream_t stream) {
-  const segments_view segments{d_offsets_, d_offsets_ + 1, num_segments_};
-  for_each_segment_async(segments, pre_op{d_parent_out_}, item_op{d_item_in_, d_item_out_, rounds_},
-                         policy, runtime, stream);
+segment_async_result segment_workload::run_async(const loop_policy& policy,
+                                                 launch_runtime& runtime, cudaStream_t stream) {
+  const segments_view segments{d_offsets_.get(), d_offsets_.get() + 1, num_segments_};
+  return for_each_segment_async(segments, pre_op{d_parent_out_.get()},
+                                item_op{d_item_in_.get(), d_item_out_.get(), rounds_}, policy,
+                                runtime, stream);
 }
 
-void segment_workload::run(const loop_policy& policy, launch_runtime& runtime,
-                           cudaStream_t stream) {
+segment_result segment_workload::run(const loop_policy& policy, launch_runtime& runtime,
+                                     cudaStream_t stream) {
   CDPKIT_NVTX_RANGE("segment_workload::run");
-  run_async(policy, runtime, stream);
+  const segment_async_result pending = run_async(policy, runtime, stream);
   CDPKIT_WAIT_STREAM(stream, runtime, "segment_workload::run");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  return pending.result();
 }
 
 std::uint64_t segment_workload::count_mismatches() const {
   CDPKIT_NVTX_RANGE("segment_workload::count_mismatches");
   const std::size_t items = num_items_;
-  if (d_ref_item_ == nullptr) {
+  if (!d_ref_item_) {
     // The reference, independent of every policy: each item's segment by a Thrust vectorized
     // upper_bound over the offsets, then a plain transform.
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_item_, sizeof(std::uint32_t) * (items > 0 ? items : 1)));
-    CDPKIT_CUDA_TRY(cudaMalloc(&d_ref_parent_, sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1)));
+    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_ref_item_), sizeof(std::uint32_t) * (items > 0 ? items : 1)));
+    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_ref_parent_),
+                               sizeof(std::uint32_t) * (std::size_t{num_segments_} + 1)));
     thrust::device_vector<std::uint32_t> segment_of(items);
-    auto offsets = thrust::device_pointer_cast(d_offsets_);
+    auto offsets = thrust::device_pointer_cast(d_offsets_.get());
     thrust::upper_bound(thrust::device, offsets + 1, offsets + 1 + num_segments_,
                         thrust::counting_iterator<std::uint32_t>(0),
                         thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
                         segment_of.begin());
     thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
                       thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(items)),
-                      segment_of.begin(), thrust::device_pointer_cast(d_ref_item_),
-                      reference_item{d_item_in_, rounds_});
+                      segment_of.begin(), thrust::device_pointer_cast(d_ref_item_.get()),
+                      reference_item{d_item_in_.get(), rounds_});
     thrust::transform(thrust::device, thrust::counting_iterator<std::uint32_t>(0),
                       thrust::counting_iterator<std::uint32_t>(num_segments_),
-                      thrust::device_pointer_cast(d_ref_parent_), reference_parent{});
+                      thrust::device_pointer_cast(d_ref_parent_.get()), reference_parent{});
   }
   const auto item_mismatches = thrust::inner_product(
-      thrust::device, thrust::device_pointer_cast(d_item_out_),
-      thrust::device_pointer_cast(d_item_out_) + items, thrust::device_pointer_cast(d_ref_item_),
+      thrust::device, thrust::device_pointer_cast(d_item_out_.get()),
+      thrust::device_pointer_cast(d_item_out_.get()) + items, thrust::device_pointer_cast(d_ref_item_.get()),
       std::uint64_t{0}, thrust::plus<std::uint64_t>(), thrust::not_equal_to<std::uint32_t>());
   const auto parent_mismatches = thrust::inner_product(
-      thrust::device, thrust::device_pointer_cast(d_parent_out_),
-      thrust::device_pointer_cast(d_parent_out_) + num_segments_,
-      thrust::device_pointer_cast(d_ref_parent_), std::uint64_t{0}, thrust::plus<std::uint64_t>(),
+      thrust::device, thrust::device_pointer_cast(d_parent_out_.get()),
+      thrust::device_pointer_cast(d_parent_out_.get()) + num_segments_,
+      thrust::device_pointer_cast(d_ref_parent_.get()), std::uint64_t{0}, thrust::plus<std::uint64_t>(),
       thrust::not_equal_to<std::uint32_t>());
   wait_for_device("segment_workload::count_mismatches", nullptr, __FILE__, __LINE__);
   return item_mismatches + parent_mismatches;

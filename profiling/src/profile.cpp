@@ -27,10 +27,11 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-/// The role of a site in the findings: the library's child-grid item loop probes inside child
-/// grids; other sites launch (when they had requests) or probe the launching code.
+/// The role of a site in the findings: a site its area registered as a probe inside child grids
+/// (e.g. loop-to-child's child item loops); other sites launch (when they had requests) or probe
+/// the launching code.
 schema::site_role site_role_of(std::uint16_t id, const site_counters& counters) {
-  if (id == sites::l2c_child_items) return schema::site_role::child_probe;
+  if (sites::is_child_probe_site(id)) return schema::site_role::child_probe;
   return schema::default_site_role(counters);
 }
 

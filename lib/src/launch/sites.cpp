@@ -15,6 +15,7 @@ namespace {
 struct registry {
   std::mutex mutex;
   std::array<std::string, trace_limits::max_sites> names;
+  std::array<bool, trace_limits::max_sites> child_probe{};
 };
 
 registry& names() {
@@ -59,7 +60,15 @@ void register_library_sites(const site_name_entry* entries, std::size_t count) {
       throw input_error("register_library_sites: site " + std::to_string(e.id) +
                         " is already registered as '" + slot + "', not '" + e.name + "'");
     slot = e.name;
+    r.child_probe[e.id] = e.child_probe;
   }
+}
+
+bool is_child_probe_site(std::uint16_t id) {
+  if (id >= trace_limits::max_sites) return false;
+  auto& r = names();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.child_probe[id];
 }
 
 }  // namespace cdpkit::sites

@@ -12,7 +12,7 @@ constexpr sites::site_name_entry site_names[] = {
     {sites::l2c_block_aggregated, "loop_to_child.block_aggregated"},
     {sites::l2c_serial_items, "loop_to_child.serial_items"},
     {sites::l2c_inline_items, "loop_to_child.inline_items"},
-    {sites::l2c_child_items, "loop_to_child.child_items"},
+    {sites::l2c_child_items, "loop_to_child.child_items", /*child_probe=*/true},
     {sites::l2c_cooperative_items, "loop_to_child.cooperative_items"},
     {sites::l2c_flat_items, "loop_to_child.flat_items"},
 };

@@ -39,7 +39,9 @@ nlohmann::json bench_row_json(const bench_row& row);
 /// A bench document: schema, commit, device (from `device`), rows = [].
 nlohmann::json bench_document(nlohmann::json device);
 
-/// Writing the document: the schema layer's atomic write (cdpkit/schema/text.hpp).
-using schema::write_json_file;
+/// Write `doc` to `path` whole with the schema layer's atomic write (cdpkit/schema/text.hpp):
+/// never a partial file or a leftover `path`.tmp. Throws cdpkit::input_error naming `path` (the
+/// programs' exit 2) on any failure.
+void write_json_file(const nlohmann::json& doc, const std::string& path);
 
 }  // namespace cdpkit::harness

@@ -19,7 +19,8 @@ namespace cdpkit::harness {
 
 struct policy_result {
   loop_policy policy;
-  harness::measurement m;
+  measurement m;
+  segment_result used;  ///< what the last (traced) run used: its threshold, given or picked
 };
 
 /// The policy of `kind` with the user's threshold (if any) and stream.

@@ -4,6 +4,7 @@
 // sample, its benchmark and the tests. Not part of the library's API: the library's algorithm is
 // cdpkit::for_each_segment over your own segments and operators (cdpkit/loop_to_child.cuh).
 
+#include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/loop_to_child.hpp>
 
@@ -48,26 +49,22 @@ std::vector<std::uint32_t> make_segment_offsets(const segment_params& params);
 // item_in[j] with i for `rounds` rounds into item_out[j]. Integer-exact, so every policy must
 // match the Thrust reference bit for bit.
 
-/// Owns the device buffers of one workload. Move-only.
+/// Owns the device buffers of one workload (RAII, defaulted moves). Move-only.
 class segment_workload {
  public:
   /// Precondition: offsets is non-decreasing, offsets.size() >= 1, offsets[0] == 0 (checked:
   /// cdpkit::input_error). rounds: hash rounds per item, the "doMoreWork" cost knob.
   explicit segment_workload(const std::vector<std::uint32_t>& offsets, std::uint32_t rounds = 8,
                             std::uint64_t seed = 7);
-  ~segment_workload();
-  segment_workload(segment_workload&&) noexcept;
-  segment_workload& operator=(segment_workload&&) noexcept;
-  segment_workload(const segment_workload&) = delete;
-  segment_workload& operator=(const segment_workload&) = delete;
 
   /// Zero the outputs (not part of a timed run).
   void clear_outputs(cudaStream_t stream = nullptr);
-  /// Run for_each_segment with `policy` on `stream` and synchronize; throws cdpkit::cuda_error on
-  /// a CUDA or device-side error.
-  void run(const loop_policy& policy, launch_runtime& runtime, cudaStream_t stream = nullptr);
-  /// The same without synchronizing or checking device errors (for timing with events).
-  void run_async(const loop_policy& policy, launch_runtime& runtime, cudaStream_t stream);
+  /// Run for_each_segment with `policy` on `stream` and synchronize; returns what the run used
+  /// (its threshold). Throws cdpkit::cuda_error on a CUDA or device-side error.
+  segment_result run(const loop_policy& policy, launch_runtime& runtime, cudaStream_t stream = nullptr);
+  /// The same without synchronizing or checking device errors (for timing with events); the
+  /// handle's result() is valid once the caller has synchronized `stream`.
+  segment_async_result run_async(const loop_policy& policy, launch_runtime& runtime, cudaStream_t stream);
   /// Mismatches between the outputs and the Thrust reference (0 = exact). Synchronizes.
   [[nodiscard]] std::uint64_t count_mismatches() const;
 
@@ -76,17 +73,13 @@ class segment_workload {
   [[nodiscard]] std::uint32_t max_segment_len() const noexcept { return max_len_; }
 
  private:
-  void release() noexcept;
+  using buffer = detail::unique_device_ptr<std::uint32_t[]>;
   std::uint32_t num_segments_ = 0;
   std::uint64_t num_items_ = 0;
   std::uint32_t max_len_ = 0;
   std::uint32_t rounds_ = 0;
-  std::uint32_t* d_offsets_ = nullptr;
-  std::uint32_t* d_item_in_ = nullptr;
-  std::uint32_t* d_item_out_ = nullptr;
-  std::uint32_t* d_parent_out_ = nullptr;
-  mutable std::uint32_t* d_ref_item_ = nullptr;   // reference, computed on first check
-  mutable std::uint32_t* d_ref_parent_ = nullptr;
+  buffer d_offsets_, d_item_in_, d_item_out_, d_parent_out_;
+  mutable buffer d_ref_item_, d_ref_parent_;  // reference, computed on the first check
 };
 
 }  // namespace cdpkit::harness

@@ -29,11 +29,16 @@ std::string site_name(std::uint16_t id);
 /// Throws cdpkit::input_error when the id is out of that range or the name is empty.
 void set_site_name(std::uint16_t id, std::string name);
 
-/// One library site and its name, "<area>.<what>".
+/// One library site, its name "<area>.<what>", and whether it is a probe inside the child grids
+/// the area launches (the reports read such a probe as the children's, not the launcher's).
 struct site_name_entry {
   std::uint16_t id;
   const char* name;
+  bool child_probe = false;
 };
+
+/// True when `id` was registered (register_library_sites) as a probe inside child grids.
+bool is_child_probe_site(std::uint16_t id);
 
 /// Register the names of a library area's sites (ids below first_user_site). Idempotent: the same
 /// table may be registered any number of times. Throws cdpkit::input_error for an id at or above
