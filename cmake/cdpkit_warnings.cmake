@@ -5,11 +5,3 @@ function(cdpkit_set_warnings target)
     $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --Werror=cross-execution-space-call
                                -Xcudafe=--display_error_number>)
 endfunction()
-
-# cdpkit_enable_cdp(<target>): device launches need relocatable device code and cudadevrt.
-function(cdpkit_enable_cdp target)
-  set_target_properties(${target} PROPERTIES
-    CUDA_SEPARABLE_COMPILATION ON
-    POSITION_INDEPENDENT_CODE ON)
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>)
-endfunction()
