@@ -1,6 +1,6 @@
 // bfs_bench — every BFS variant on RMAT scale 20 and 22, a grid and the shared real graphs, in
 // one process: ratios to serial_loop and flat_balanced, a threshold sweep on RMAT, and the
-// calibration of the BFS cost model (a lone thread walking a hub). JSON in the BENCH.md shape.
+// calibration of the BFS cost model (a lone thread walking a hub). JSON in the docs/bench-format.md shape.
 
 #include <cdpkit/harness/bfs_runs.hpp>
 

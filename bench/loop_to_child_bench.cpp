@@ -6,7 +6,7 @@
 //    checked against Thrust), print the table with ratios to serial_loop and flat_balanced.
 // 3. Sweep T for thresholded and warp_aggregated on power_law to show where the cost model's
 //    choice lands.
-// 4. Write every row to --json in the BENCH.md shape (ratios are computed from one document).
+// 4. Write every row to --json in the docs/bench-format.md shape (ratios are computed from one document).
 
 #include <cdpkit/harness/loop_to_child_runs.hpp>
 

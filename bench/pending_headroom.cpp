@@ -1,5 +1,5 @@
 // pending_headroom — how much headroom the device runtime needs above the launch layer's pending
-// budget (DESIGN.md, "pending headroom").
+// budget (docs/design.md, "Pending headroom").
 //
 // Runs one loop_to_child policy (child_per_thread by default: every non-empty segment asks for a
 // child, so the budget is exhausted all the time) on 2^20 power-law segments, again and again in

@@ -1,7 +1,7 @@
 #pragma once
 // cdpkit/launch.cuh — the device launch layer: the one way cdpkit kernels launch child grids.
 //
-// Why a layer and not a bare <<<>>> (measured on an H200, CUDA 13, see DESIGN.md):
+// Why a layer and not a bare <<<>>> (measured on an H200, CUDA 13, see docs/design.md):
 //   1. A device launch over cudaLimitDevRuntimePendingLaunchCount fails with
 //      cudaErrorLaunchPendingCountExceeded and the child never runs, while the host sees no error.
 //      So every launch here checks its error, and on any failure the caller is told "not launched"

@@ -23,7 +23,7 @@ const char* to_string(launch_outcome outcome) noexcept;
 stream_kind parse_stream_kind(const std::string& name);
 
 /// The share of the device's pending-launch limit that the layer's pending budget may take by
-/// default. Measured on an H200 (DESIGN.md, "pending headroom"): with the budget equal to the
+/// default. Measured on an H200 (docs/design.md, "Pending headroom"): with the budget equal to the
 /// limit, about 1 run in 60 of child_per_thread stalled inside the device runtime
 /// (`__cudaCDP2GetParameterBufferV2`) instead of failing with error 69; the budget is given back
 /// at a child's last block, before the device runtime frees its own slot, so the runtime must

@@ -44,7 +44,7 @@ enum class loop_policy_kind : std::uint8_t {
 
 /// The launch cost model behind default thresholds: a child grid pays off when the serial work
 /// it replaces exceeds what the launch costs. launch_ns are the fan-out costs per child measured
-/// on an H200 (DESIGN.md); serial_item_ns is what one thread, looping alone, spends per item of
+/// on an H200 (docs/design.md); serial_item_ns is what one thread, looping alone, spends per item of
 /// the reference workload (8 hash rounds), measured on an H200 by bench/loop_to_child_bench.
 /// A loop run by `lanes` threads together (a warp's or a block's cooperative loop) is that many
 /// times cheaper per item, so its threshold is that many times higher.

@@ -1,7 +1,7 @@
 #pragma once
 // The rule behind automatic launch thresholds, on the host and on the device.
 //
-// Launches go through one device-wide launch path (~1.1 us per child on an H200, DESIGN.md) while
+// Launches go through one device-wide launch path (~1.1 us per child on an H200, docs/design.md) while
 // the loops left inline run in parallel, each on its own thread. So a level (or a whole run) with
 // threshold T takes about the longer of (1) all its launches one after another and (2) its
 // longest inline loop. Given the log2 histogram of lengths, try every T = 2^b - 1 and keep the
