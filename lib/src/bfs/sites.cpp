@@ -11,14 +11,10 @@ constexpr sites::site_name_entry site_names[] = {
     {sites::bfs_driver, "bfs.driver"},
 };
 
-// At start-up, once this area is linked in (bfs_engine references this file).
-const bool registered_at_startup = (sites::register_library_sites(site_names), true);
+// Registered at start-up, once this area is linked in (bfs_engine references this file).
+const sites::site_table table(site_names);
 }  // namespace
 
-void register_site_names() {
-  static const bool once = (sites::register_library_sites(site_names), true);
-  (void)once;
-  (void)registered_at_startup;
-}
+void register_site_names() { table.ensure(); }
 
 }  // namespace cdpkit::bfs_sites

@@ -64,6 +64,12 @@ void register_library_sites(const site_name_entry* entries, std::size_t count) {
   }
 }
 
+void site_table::ensure() const {
+  if (registered_.load(std::memory_order_acquire)) return;
+  register_library_sites(entries_, count_);  // idempotent: a race registers the same table twice
+  registered_.store(true, std::memory_order_release);
+}
+
 bool is_child_probe_site(std::uint16_t id) {
   if (id >= trace_limits::max_sites) return false;
   auto& r = names();

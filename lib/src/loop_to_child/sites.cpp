@@ -17,14 +17,10 @@ constexpr sites::site_name_entry site_names[] = {
     {sites::l2c_flat_items, "loop_to_child.flat_items"},
 };
 
-// At start-up, once this area is linked in (for_each_segment_async references this file).
-const bool registered_at_startup = (sites::register_library_sites(site_names), true);
+// Registered at start-up, once this area is linked in (for_each_segment_async references this file).
+const sites::site_table table(site_names);
 }  // namespace
 
-void register_site_names() {
-  static const bool once = (sites::register_library_sites(site_names), true);
-  (void)once;
-  (void)registered_at_startup;
-}
+void register_site_names() { table.ensure(); }
 
 }  // namespace cdpkit::loop_to_child

@@ -10,6 +10,7 @@
 
 #include <cdpkit/launch/types.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -50,5 +51,22 @@ template <std::size_t N>
 void register_library_sites(const site_name_entry (&entries)[N]) {
   register_library_sites(entries, N);
 }
+
+/// A library area's site table, registered when the table object is constructed (a namespace-
+/// scope object in lib/src/<area>/sites.cpp: at start-up) and by ensure(), which the area's entry
+/// points call (the first call registers, later ones cost one atomic load).
+class site_table {
+ public:
+  template <std::size_t N>
+  explicit site_table(const site_name_entry (&entries)[N]) : entries_(entries), count_(N) {
+    ensure();
+  }
+  void ensure() const;
+
+ private:
+  const site_name_entry* entries_;
+  std::size_t count_;
+  mutable std::atomic<bool> registered_{false};
+};
 
 }  // namespace cdpkit::sites
