@@ -83,6 +83,9 @@ TEST_CASE("every program answers --version with its name and the cdpkit version,
     CHECK(r.output.rfind(name, 0) == 0);
     CHECK(lines(r.output) == 1u);
   }
+  const auto r = run(std::string(CDPKIT_REPORT_EXE) + " --version");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.rfind("cdpkit-report (cdpkit ", 0) == 0);
 }
 
 TEST_CASE("--variant takes a comma-separated list and names the bad entry") {

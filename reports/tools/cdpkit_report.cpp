@@ -6,7 +6,7 @@
 // Needs no GPU and no CUDA. One error path: a bad command line, a malformed, truncated, too deep
 // or wrong-version profile, an unwritable output, even running out of memory, prints one line
 // "cdpkit-report: <what>" to stderr and exits with 2; no output file and no .tmp are left
-// behind. --help prints the usage and exits with 0.
+// behind. --help and --version print and exit with 0.
 
 #include <cdpkit/report/html.hpp>
 #include <cdpkit/report/profile.hpp>
@@ -39,6 +39,7 @@ int run(int argc, char** argv) {
   app.add_option("--format", format, "html or chrome-trace")
       ->capture_default_str()
       ->check(CLI::IsMember({"html", "chrome-trace"}));
+  app.set_version_flag("--version", std::string("cdpkit-report (cdpkit ") + CDPKIT_VERSION + ")");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
