@@ -86,18 +86,8 @@ profile_document::profile_document(std::string program, nlohmann::json device) {
 void profile_document::add_run(const run_info& run, const std::optional<trace_snapshot>& trace,
                                std::size_t max_records) {
   schema::run_profile r;
+  static_cast<schema::run_description&>(r) = run;
   r.id = doc_["runs"].size();
-  r.algorithm = run.algorithm;
-  r.variant = run.variant;
-  r.input = run.input;
-  r.baseline = run.baseline;
-  r.params = run.params;
-  r.ms = run.ms;
-  r.work = run.work;
-  r.work_unit = run.work_unit;
-  r.checked = run.checked;
-  r.verified = run.verified;
-  r.mismatches = run.mismatches;
   if (trace) r.trace = trace_profile_of(*trace, max_records);
   doc_["runs"].push_back(schema::run_json(r));
 }

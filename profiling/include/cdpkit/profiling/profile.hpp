@@ -18,22 +18,8 @@ namespace cdpkit::profiling {
 
 inline constexpr const char* profile_schema = schema::profile_schema;
 
-/// One algorithm run, as it goes into the profile.
-struct run_info {
-  std::string algorithm;     ///< family: "loop_to_child", "bfs", ...
-  std::string variant;       ///< the library's variant name: "thresholded", ...
-  std::string input;         ///< e.g. "power_law:1048576"
-  /// The variant the run is compared to among the runs of the same algorithm and input (e.g.
-  /// "serial_loop"); empty: the first run of that input.
-  std::string baseline;
-  nlohmann::json params = nlohmann::json::object();  ///< variant parameters (threshold, stream...)
-  double ms = 0.0;           ///< wall time of the run (CUDA events)
-  std::uint64_t work = 0;    ///< items / edges / keys processed
-  std::string work_unit;     ///< "items", "edges", "keys"
-  bool verified = false;     ///< the output was checked against the reference and matched
-  bool checked = false;      ///< the output was checked at all
-  std::uint64_t mismatches = 0;
-};
+/// One algorithm run, as it goes into the profile (the schema's run description).
+using run_info = schema::run_description;
 
 /// The device the profile was taken on (queried with the CUDA runtime).
 nlohmann::json device_json();

@@ -147,18 +147,26 @@ struct trace_profile {
   [[nodiscard]] std::string site_name(int id) const;
 };
 
-struct run_profile {
-  std::uint64_t id = 0;
-  std::string algorithm, variant, input;
-  /// The variant this run is compared to among the runs of the same algorithm and input; empty:
-  /// the first run of that input.
+/// One algorithm run as its program describes it (profiling::run_info is this type).
+struct run_description {
+  std::string algorithm;  ///< family: "loop_to_child", "bfs", ...
+  std::string variant;    ///< the library's variant name: "thresholded", ...
+  std::string input;      ///< e.g. "power_law:1048576"
+  /// The variant this run is compared to among the runs of the same algorithm and input (e.g.
+  /// "serial_loop"); empty: the first run of that input.
   std::string baseline;
-  nlohmann::json params = nlohmann::json::object();
-  double ms = 0;
-  std::uint64_t work = 0;
-  std::string work_unit;
-  bool checked = false, verified = false;
+  nlohmann::json params = nlohmann::json::object();  ///< variant parameters (threshold, stream...)
+  double ms = 0;             ///< wall time of the run (CUDA events)
+  std::uint64_t work = 0;    ///< items / edges / keys processed
+  std::string work_unit;     ///< "items", "edges", "keys"
+  bool checked = false;      ///< the output was checked at all
+  bool verified = false;     ///< the output was checked against the reference and matched
   std::uint64_t mismatches = 0;
+};
+
+/// A run in the profile: its description, its index in the document, and its trace (if traced).
+struct run_profile : run_description {
+  std::uint64_t id = 0;
   std::optional<trace_profile> trace;
 };
 
