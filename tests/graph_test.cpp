@@ -565,6 +565,8 @@ TEST_CASE("BFS variants carry the loop policy names and the old names parse as a
         bfs_variant_choice{bfs_variant::thresholded, stream_kind::null_stream});
   CHECK_THROWS_WITH_AS(cdpkit::parse_bfs_variant("thresholded+river"),
                        doctest::Contains("river"), cdpkit::input_error);
+  CHECK_THROWS_WITH_AS(cdpkit::parse_bfs_variant("flat_balanced+tail"),
+                       doctest::Contains("launches no child grids"), cdpkit::input_error);
   // the stream and child block size default per variant as before the options existed
   cdpkit::bfs_options o = cdpkit::bfs_options::of(cdpkit::parse_bfs_variant("cdp_naive"));
   CHECK(o.effective_stream() == stream_kind::null_stream);

@@ -378,9 +378,11 @@ TEST_CASE("for_each_segment returns the threshold it used, traced or not" * CDPK
     const auto untraced = cdpkit::for_each_segment(segs, pre, item, policy, rt);
     CHECK(untraced.threshold == traced.threshold);
     // asynchronous: the handle's result once the stream is done
-    const auto pending = cdpkit::for_each_segment_async(segs, pre, item, policy, rt, nullptr);
+    auto first = cdpkit::for_each_segment_async(segs, pre, item, policy, rt, nullptr);
+    const auto pending = std::move(first);  // the device address moves with the buffer
     CDPKIT_WAIT_STREAM(nullptr, rt, "test");
     CDPKIT_CHECK_DEVICE_ERRORS(rt);
+    CHECK(first.d_threshold() == nullptr);  // NOLINT(bugprone-use-after-move): what is checked
     CHECK(pending.d_threshold() != nullptr);
     CHECK(pending.result().threshold == traced.threshold);
   }

@@ -3,7 +3,9 @@
 // this file fills it from the CUDA runtime, the library's site registry and a trace snapshot.
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/launch/sites.hpp>
+#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/schema/text.hpp>
 #include <cdpkit/version.hpp>
@@ -63,6 +65,10 @@ nlohmann::json build_json() {
 }
 
 schema::trace_profile trace_profile_of(const trace_snapshot& snapshot, std::size_t max_records) {
+  // Every library area's site names, whether or not this program called the area's entry points
+  // (a user kernel may use the loop-to-child agents alone).
+  loop_to_child::register_site_names();
+  bfs_sites::register_site_names();
   schema::trace_naming naming;
   naming.site_name = [](std::uint16_t id) { return sites::site_name(id); };
   naming.role = site_role_of;

@@ -141,6 +141,19 @@ class segment_async_result {
   segment_async_result(segment_result known, const std::uint32_t* d_threshold,
                        detail::device_buffer<std::uint32_t> picked = {}) noexcept
       : known_(known), d_threshold_(d_threshold), picked_(std::move(picked)) {}
+  /// Moves hand over the device address with the buffer: a moved-from handle has none (its
+  /// result() then reports the policy's part only).
+  segment_async_result(segment_async_result&& other) noexcept
+      : known_(other.known_), d_threshold_(std::exchange(other.d_threshold_, nullptr)),
+        picked_(std::move(other.picked_)) {}
+  segment_async_result& operator=(segment_async_result&& other) noexcept {
+    known_ = other.known_;
+    d_threshold_ = std::exchange(other.d_threshold_, nullptr);
+    picked_ = std::move(other.picked_);
+    return *this;
+  }
+  segment_async_result(const segment_async_result&) = delete;
+  segment_async_result& operator=(const segment_async_result&) = delete;
 
   /// The result. Precondition: the run's work is done (the caller synchronized the stream, e.g.
   /// with cdpkit::wait_for_stream). An automatic threshold costs one 4-byte copy from the device;

@@ -59,6 +59,9 @@ bfs_variant_choice parse_bfs_variant(const std::string& name) {
   for (bfs_variant v : variants) {
     if (name.substr(0, plus) == to_string(v)) {
       if (plus == std::string::npos) return {v, std::nullopt};
+      if (v == bfs_variant::serial_loop || v == bfs_variant::flat_balanced)
+        throw input_error("BFS variant '" + name + "': " + to_string(v) +
+                          " launches no child grids, so it takes no +STREAM");
       try {
         return {v, parse_stream_kind(name.substr(plus + 1))};
       } catch (const input_error& e) {

@@ -66,7 +66,7 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   const std::string tmp = path + ".tmp";
   remove_on_failure guard{tmp};
   // 1. The temporary file in the same folder (so that the rename stays on one file system).
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask, as ofstream
   if (fd < 0) throw write_error(path + ": cannot open '" + tmp + "' for writing: " + std::strerror(errno));
   guard.armed = true;
   // 2. Its contents, on disk before the rename: a crash leaves the old file or the new one.

@@ -61,6 +61,9 @@ class site_table {
   explicit site_table(const site_name_entry (&entries)[N]) : entries_(entries), count_(N) {
     ensure();
   }
+  /// Register the table unless done: the area's register_site_names() calls this from its entry
+  /// points. Precondition: the table object is constructed (not from another file's static
+  /// initializer).
   void ensure() const;
 
  private:
