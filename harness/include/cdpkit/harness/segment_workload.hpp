@@ -49,7 +49,8 @@ std::vector<std::uint32_t> make_segment_offsets(const segment_params& params);
 // item_in[j] with i for `rounds` rounds into item_out[j]. Integer-exact, so every policy must
 // match the Thrust reference bit for bit.
 
-/// Owns the device buffers of one workload (RAII, defaulted moves). Move-only.
+/// Owns the device buffers of one workload (RAII, defaulted moves). Move-only; a moved-from
+/// workload may only be destroyed or assigned to.
 class segment_workload {
  public:
   /// Precondition: offsets is non-decreasing, offsets.size() >= 1, offsets[0] == 0 (checked:
