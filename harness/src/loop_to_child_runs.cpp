@@ -46,16 +46,11 @@ const policy_result* find(const std::vector<policy_result>& results, loop_policy
   return nullptr;
 }
 
-/// The threshold a run used: given, or picked on the device (returned by the run itself).
-std::optional<std::uint32_t> used_threshold(const policy_result& r) {
-  if (!r.policy.uses_cdp()) return std::nullopt;
-  return r.used.threshold;
-}
-
+/// The threshold the run used, as its result says: given, or picked on the device ("auto");
+/// "-" for the policies without child grids.
 std::string threshold_cell(const policy_result& r) {
-  const auto t = used_threshold(r);
-  if (!t) return "-";
-  return (r.policy.auto_threshold() ? "auto " : "") + std::to_string(*t);
+  if (!r.used.threshold) return "-";
+  return (r.used.threshold_auto ? "auto " : "") + std::to_string(*r.used.threshold);
 }
 
 }  // namespace
@@ -96,9 +91,9 @@ nlohmann::json policy_params(const policy_result& r) {
   const loop_policy& policy = r.policy;
   nlohmann::json p = nlohmann::json::object();
   if (policy.uses_cdp()) {
-    const auto t = used_threshold(r);
-    p["threshold"] = t ? nlohmann::json(*t) : nlohmann::json();
-    p["threshold_source"] = policy.threshold ? "given" : "auto (cost model and length distribution)";
+    p["threshold"] = r.used.threshold ? nlohmann::json(*r.used.threshold) : nlohmann::json();
+    p["threshold_source"] =
+        r.used.threshold_auto ? "auto (cost model and length distribution)" : "given";
     p["cost_model_threshold"] = policy.cost_model_threshold();
     p["stream"] = to_string(policy.stream);
     p["serial_item_ns"] = policy.cost_model.serial_item_ns;
