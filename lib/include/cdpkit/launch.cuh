@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace cdpkit {
 
@@ -207,6 +208,26 @@ __global__ void child_entry_kernel(launch_context self, Body body) {
 }
 
 namespace detail {
+/// A body may declare the launch bounds of its grids: `static constexpr unsigned int
+/// max_block_threads` and `min_blocks_per_sm` (as __launch_bounds__ takes them), e.g. so that a
+/// streaming pass keeps enough blocks resident although rare paths of the same body need many
+/// registers.
+template <class Body, class = void>
+struct has_launch_bounds : std::false_type {};
+template <class Body>
+struct has_launch_bounds<Body, std::void_t<decltype(Body::max_block_threads),
+                                           decltype(Body::min_blocks_per_sm)>> : std::true_type {};
+}  // namespace detail
+
+/// child_entry_kernel for bodies that declare their launch bounds.
+template <class Body>
+__global__ void __launch_bounds__(Body::max_block_threads, Body::min_blocks_per_sm)
+    bounded_child_entry_kernel(launch_context self, Body body) {
+  body(self);
+  detail::child_block_done(self);
+}
+
+namespace detail {
 /// One launch request; the child's depth is the parent's plus depth_step (0 for a continuation).
 template <class Body>
 __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t site, dim3 grid,
@@ -249,7 +270,11 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
         break;
     }
     if (err == cudaSuccess) {
-      child_entry_kernel<Body><<<grid, block, shared_bytes, st>>>(child, body);
+      if constexpr (has_launch_bounds<Body>::value) {
+        bounded_child_entry_kernel<Body><<<grid, block, shared_bytes, st>>>(child, body);
+      } else {
+        child_entry_kernel<Body><<<grid, block, shared_bytes, st>>>(child, body);
+      }
       err = cudaGetLastError();
       if (stream == stream_kind::named_per_thread) {
         (void)cudaStreamDestroy(st);
@@ -298,6 +323,18 @@ template <class Body>
 __device__ launch_result launch_continuation(const launch_context& self, std::uint16_t site,
                                              dim3 grid, dim3 block, const Body& body) {
   return detail::launch_impl(self, site, grid, block, stream_kind::tail, body, 0u, 0u, 0);
+}
+
+/// Request the next step of the calling grid's work as a fire-and-forget grid at the *same*
+/// depth: for a multi-pass step of one recursion level (e.g. quicksort's scatter pass after its
+/// count pass), launched by the caller once everything it depends on is done (typically from the
+/// calling grid's last block, found with an atomic counter after a __threadfence()). The depth
+/// cap counts recursion levels, not the passes of a level. Same contract as launch_child.
+template <class Body>
+__device__ launch_result launch_step(const launch_context& self, std::uint16_t site, dim3 grid,
+                                     dim3 block, const Body& body, std::uint32_t work = 0) {
+  return detail::launch_impl(self, site, grid, block, stream_kind::fire_and_forget, body, 0u, work,
+                             0);
 }
 
 namespace detail {

@@ -1,0 +1,390 @@
+#pragma once
+// cdpkit/quicksort.cuh — the definitions of cdpkit::quicksort and friends (cdpkit/quicksort.hpp),
+// for your own comparators and value types. Include it in a .cu file compiled with relocatable
+// device code (cdpkit_enable_cdp in CMake). The instantiations the library ships (see
+// quicksort.hpp) are not compiled again here.
+//
+// Host dispatch per variant:
+//   simple       one thread at the root (simple_root_kernel), children through the layer
+//   two_stream   the root's task record, then its partition grid (two_stream_root_kernel)
+//   fast         one block for up to a medium range (block_sort_kernel); else the root's task
+//                record and its count grid (fast_root_kernel); the rest happens on the device
+//   host_driven  fast's steps, level by level: count, scan and scatter grids over all of a
+//                level's tasks, one copy of the bucket starts to the host, one grid over the
+//                level's small buckets, and the next level's tasks
+//   thrust_*     thrust::sort on the stream (its temporary storage from the scratch when given)
+
+#include <cdpkit/detail/device_buffer.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.cuh>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/quicksort.hpp>
+#include <cdpkit/quicksort/agents/common.cuh>
+#include <cdpkit/quicksort/agents/fast.cuh>
+#include <cdpkit/quicksort/agents/simple.cuh>
+#include <cdpkit/quicksort/agents/two_stream.cuh>
+#include <cdpkit/wait.hpp>
+
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cdpkit {
+
+namespace quicksort_detail {
+
+// ---- host_driven's kernels: fast's steps over all tasks of a level -----------------------------
+
+/// Task of a level's grid block: the last task whose first block is <= blockIdx.x.
+__device__ __forceinline__ std::uint32_t task_of_block(const std::uint32_t* first_block,
+                                                       std::uint32_t tasks, std::uint32_t block) {
+  std::uint32_t lo = 0, hi = tasks;  // first_block[lo] <= block < first_block[hi]
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (first_block[mid] <= block) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+template <class T, class V, class Compare>
+__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass_min_blocks)
+    level_count_kernel(launch_context ctx, fast_args<T, V, Compare> a,
+                       const std::uint32_t* first_block, std::uint32_t tasks) {
+  const std::uint32_t t = task_of_block(first_block, tasks, blockIdx.x);
+  fast_agent<T, V, Compare>::count_block(ctx, a, a.tasks + t, blockIdx.x - first_block[t], false);
+}
+
+template <class T, class V, class Compare>
+__global__ void __launch_bounds__(block_threads)
+    level_scan_kernel(fast_args<T, V, Compare> a) {
+  fast_agent<T, V, Compare>::scan_counts(a.tasks + blockIdx.x);
+}
+
+template <class T, class V, class Compare>
+__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass_min_blocks)
+    level_scatter_kernel(launch_context ctx, fast_args<T, V, Compare> a,
+                         const std::uint32_t* first_block, std::uint32_t tasks) {
+  const std::uint32_t t = task_of_block(first_block, tasks, blockIdx.x);
+  fast_agent<T, V, Compare>::scatter_block(ctx, a, a.tasks + t, blockIdx.x - first_block[t],
+                                           false);
+}
+
+/// Block k: bucket jobs[2k + 1] of task jobs[2k].
+template <class T, class V, class Compare>
+__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::sort_min_blocks)
+    level_small_kernel(launch_context ctx, fast_args<T, V, Compare> a, const std::uint32_t* jobs) {
+  fast_agent<T, V, Compare>::small_bucket(ctx, a, a.tasks + jobs[2 * blockIdx.x],
+                                          jobs[2 * blockIdx.x + 1]);
+}
+
+// ---- the Thrust yardsticks ----------------------------------------------------------------------
+
+/// Thrust's temporary storage: bump-allocated from the caller's scratch when given, else
+/// stream-ordered allocations.
+class thrust_allocator {
+ public:
+  using value_type = char;
+  thrust_allocator(char* base, std::size_t bytes, cudaStream_t stream)
+      : base_(base), bytes_(bytes), stream_(stream) {}
+  char* allocate(std::ptrdiff_t n) {
+    const std::size_t want = (static_cast<std::size_t>(n) + 255) / 256 * 256;
+    if (base_ != nullptr) {
+      if (used_ + want > bytes_)
+        throw input_error("quicksort: the scratch given (" + std::to_string(bytes_) +
+                          " bytes) is too small for Thrust's temporary storage");
+      char* p = base_ + used_;
+      used_ += want;
+      return p;
+    }
+    void* p = nullptr;
+    CDPKIT_CUDA_TRY(cudaMallocAsync(&p, want, stream_));
+    return static_cast<char*>(p);
+  }
+  void deallocate(char* p, std::size_t) {
+    if (base_ == nullptr) (void)cudaFreeAsync(p, stream_);
+  }
+
+ private:
+  char* base_;
+  std::size_t bytes_;
+  std::size_t used_ = 0;
+  cudaStream_t stream_;
+};
+
+/// A comparator Thrust does not recognize, so that thrust::sort merge-sorts.
+template <class Compare>
+struct opaque_compare {
+  Compare comp;
+  template <class A, class B>
+  __host__ __device__ bool operator()(const A& a, const B& b) const {
+    return comp(a, b);
+  }
+};
+
+template <class T, class Compare>
+inline constexpr bool is_less_v = std::is_same_v<Compare, less<T>>;
+template <class T, class Compare>
+inline constexpr bool is_greater_v = std::is_same_v<Compare, greater<T>>;
+
+template <class T, class V, class Compare>
+void thrust_sort(T* keys, V* values, std::uint64_t n, Compare comp, quicksort_variant variant,
+                 char* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
+  thrust_allocator alloc(scratch, scratch_bytes, stream);
+  auto policy = thrust::cuda::par_nosync(alloc).on(stream);
+  const auto count = static_cast<std::ptrdiff_t>(n);
+  if (variant == quicksort_variant::thrust_radix) {
+    if constexpr (is_less_v<T, Compare> || is_greater_v<T, Compare>) {
+      using order = std::conditional_t<is_less_v<T, Compare>, thrust::less<T>, thrust::greater<T>>;
+      if constexpr (has_values<V>) thrust::sort_by_key(policy, keys, keys + count, values, order{});
+      else thrust::sort(policy, keys, keys + count, order{});
+    } else {
+      throw input_error("quicksort: thrust_radix sorts by cdpkit::less or cdpkit::greater only "
+                        "(use thrust_merge for other comparators)");
+    }
+  } else {
+    const opaque_compare<Compare> order{comp};
+    if constexpr (has_values<V>) thrust::sort_by_key(policy, keys, keys + count, values, order);
+    else thrust::sort(policy, keys, keys + count, order);
+  }
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+}
+
+// ---- the call ----------------------------------------------------------------------------------
+
+template <class T, class V, class Compare>
+void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const scratch_layout& l,
+                     char* scratch, launch_runtime& runtime, cudaStream_t stream,
+                     quicksort_result& result) {
+  using task_t = fast_task<key_storage_t<T>>;
+  auto* d_first_block = reinterpret_cast<std::uint32_t*>(scratch + l.jobs);
+  auto* d_jobs = d_first_block + (l.task_capacity + 1);
+  struct range {
+    std::uint32_t begin, size, which;
+  };
+  std::vector<range> level{{0, static_cast<std::uint32_t>(n), 0}};
+  std::vector<task_t> records;
+  std::vector<std::uint32_t> first_block, jobs;
+  const launch_context ctx = runtime.root_context();
+  std::uint32_t id = 0;
+  while (!level.empty()) {
+    const std::string name = "quicksort level " + std::to_string(result.host_levels);
+    CDPKIT_NVTX_RANGE(name.c_str());
+    if (level.size() > l.task_capacity)
+      throw cuda_error(cudaErrorUnknown, "quicksort host_driven: task pool exceeded (library bug)",
+                       __FILE__, __LINE__);
+    // 1. the level's task records (counts zero) and the block -> task map
+    records.assign(level.size(), task_t{});
+    first_block.assign(1, 0);
+    std::uint64_t arena = 0;
+    for (std::size_t k = 0; k < level.size(); ++k) {
+      task_t& t = records[k];
+      t.begin = level[k].begin;
+      t.size = level[k].size;
+      t.grid = partition_grid(t.size);
+      t.wanted = static_cast<std::uint16_t>(partition_buckets(t.size, grid_bucket_target));
+      t.levels = static_cast<std::uint8_t>(tree_levels(t.wanted));
+      t.which = static_cast<std::uint8_t>(level[k].which);
+      t.arena = static_cast<std::uint32_t>(arena);
+      t.id = id++;
+      arena += std::uint64_t{t.grid} * max_buckets;
+      first_block.push_back(first_block.back() + t.grid);
+    }
+    if (arena > l.arena_capacity)
+      throw cuda_error(cudaErrorUnknown, "quicksort host_driven: offsets arena exceeded (library bug)",
+                       __FILE__, __LINE__);
+    const auto tasks = static_cast<std::uint32_t>(level.size());
+    const std::uint32_t blocks = first_block.back();
+    // (copies from and to pageable memory wait for the stream's earlier work without a
+    // deadline: the watchdog's wait comes first, so that they find nothing to wait for)
+    CDPKIT_WAIT_STREAM(stream, runtime, name.c_str());
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.tasks, records.data(), sizeof(task_t) * tasks,
+                                    cudaMemcpyHostToDevice, stream));
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(d_first_block, first_block.data(),
+                                    sizeof(std::uint32_t) * (tasks + 1), cudaMemcpyHostToDevice,
+                                    stream));
+    // 2. count, scan, scatter: three grids over every task of the level
+    level_count_kernel<<<blocks, block_threads, 0, stream>>>(ctx, a, d_first_block, tasks);
+    level_scan_kernel<<<tasks, block_threads, 0, stream>>>(a);
+    level_scatter_kernel<<<blocks, block_threads, 0, stream>>>(ctx, a, d_first_block, tasks);
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    // 3. one round trip: the bucket starts of every task
+    CDPKIT_WAIT_STREAM(stream, runtime, name.c_str());
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(records.data(), a.tasks, sizeof(task_t) * tasks,
+                                    cudaMemcpyDeviceToHost, stream));
+    ++result.host_levels;
+    // 4. the next level: small buckets to one grid, large ones to the next level's tasks, large
+    //    runs of equal keys copied home
+    std::vector<range> next;
+    jobs.clear();
+    for (std::uint32_t k = 0; k < tasks; ++k) {
+      const task_t& t = records[k];
+      const std::uint32_t to = 1 - t.which;
+      const unsigned int buckets = 2 * ((1u << t.levels) - 1) + 1;
+      for (unsigned int b = 0; b < buckets; ++b) {
+        const std::uint32_t begin = t.begin + t.start[b], size = t.start[b + 1] - t.start[b];
+        switch (action_of(b, size, to)) {
+          case bucket_action::small_sort:
+          case bucket_action::small_copy:
+            jobs.push_back(k);
+            jobs.push_back(b);
+            break;
+          case bucket_action::child_task: next.push_back({begin, size, to}); break;
+          case bucket_action::copy_grid:
+            CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.buf.keys[0] + begin, a.buf.keys[1] + begin,
+                                            sizeof(T) * size, cudaMemcpyDeviceToDevice, stream));
+            if constexpr (has_values<V>)
+              CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.buf.values[0] + begin, a.buf.values[1] + begin,
+                                              sizeof(V) * size, cudaMemcpyDeviceToDevice, stream));
+            break;
+          default: break;
+        }
+      }
+    }
+    if (!jobs.empty()) {
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(d_jobs, jobs.data(), sizeof(std::uint32_t) * jobs.size(),
+                                      cudaMemcpyHostToDevice, stream));
+      level_small_kernel<<<static_cast<unsigned int>(jobs.size() / 2), block_threads, 0, stream>>>(
+          ctx, a, d_jobs);
+      CDPKIT_CUDA_TRY(cudaGetLastError());
+    }
+    level = std::move(next);
+  }
+}
+
+template <class T, class V, class Compare>
+quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
+                           const quicksort_options& o, cudaStream_t stream, bool wait) {
+  quicksort_sites::register_site_names();
+  const std::string range = std::string("quicksort::") + to_string(o.variant);
+  CDPKIT_NVTX_RANGE(range.c_str());
+  constexpr std::size_t value_bytes = has_values<V> ? sizeof(V) : 0;
+  const scratch_layout l = make_scratch_layout(o.variant, n, sizeof(T), value_bytes);
+  if (n > 0 && keys == nullptr) throw input_error("quicksort: null keys for " + std::to_string(n) + " keys");
+  if constexpr (has_values<V>) {
+    if (n > 0 && values == nullptr)
+      throw input_error("quicksort_by_key: null values for " + std::to_string(n) + " keys");
+  }
+  quicksort_result result;
+  result.variant = o.variant;
+  result.n = n;
+  if (o.scratch != nullptr) {
+    if (o.scratch_bytes < l.total)
+      throw input_error("quicksort: the scratch given holds " + std::to_string(o.scratch_bytes) +
+                        " bytes; " + to_string(o.variant) + " of " + std::to_string(n) +
+                        " keys needs " + std::to_string(l.total) +
+                        " (quicksort_scratch_bytes)");
+    if (reinterpret_cast<std::uintptr_t>(o.scratch) % 256 != 0)
+      throw input_error("quicksort: the scratch given is not 256-byte aligned");
+  }
+  if (o.variant == quicksort_variant::thrust_radix && !(is_less_v<T, Compare> || is_greater_v<T, Compare>))
+    throw input_error("quicksort: thrust_radix sorts by cdpkit::less or cdpkit::greater only "
+                      "(use thrust_merge for other comparators)");
+  launch_runtime& runtime = o.runtime != nullptr ? *o.runtime : default_runtime();
+  if (n <= 1) return result;
+
+  // The scratch: the caller's, or a stream-ordered allocation freed (stream-ordered) on return.
+  detail::device_buffer<char> own;
+  char* scratch = static_cast<char*>(o.scratch);
+  if (scratch == nullptr && l.total > 0) {
+    own = detail::device_buffer<char>(l.total, stream);
+    scratch = own.data();
+  }
+  result.scratch_bytes = o.scratch != nullptr ? o.scratch_bytes : l.total;
+  sort_buffers<T, V> buf{};
+  buf.keys[0] = keys;
+  buf.keys[1] = reinterpret_cast<T*>(scratch + l.keys);
+  if constexpr (has_values<V>) {
+    buf.values[0] = values;
+    buf.values[1] = reinterpret_cast<V*>(scratch + l.values);
+  }
+  auto* counters = reinterpret_cast<scratch_counters*>(scratch + l.counters);
+  const auto n32 = static_cast<std::uint32_t>(n);
+  const launch_context root = runtime.root_context();
+
+  switch (o.variant) {
+    case quicksort_variant::thrust_radix:
+    case quicksort_variant::thrust_merge:
+      thrust_sort(keys, values, n, comp, o.variant, o.scratch != nullptr ? scratch : nullptr,
+                  o.scratch_bytes, stream);
+      break;
+    case quicksort_variant::simple: {
+      typename simple_agent<T, V, Compare>::range r{keys, values, 0, n32, comp};
+      simple_root_kernel<T, V, Compare><<<1, 1, 0, stream>>>(root, r);
+      break;
+    }
+    case quicksort_variant::two_stream: {
+      CDPKIT_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof(scratch_counters), stream));
+      two_stream_args<T, V, Compare> a{
+          buf,
+          reinterpret_cast<decltype(two_stream_args<T, V, Compare>::tasks)>(scratch + l.tasks),
+          l.task_capacity, counters, o.seed, comp};
+      two_stream_init_kernel<<<1, 32, 0, stream>>>(a, n32);
+      two_stream_root_kernel<<<two_stream_agent<T, V, Compare>::grid_of(n32), block_threads, 0,
+                               stream>>>(root, a);
+      break;
+    }
+    case quicksort_variant::fast:
+    case quicksort_variant::host_driven: {
+      const fast_args<T, V, Compare> a{
+          buf,
+          reinterpret_cast<fast_task<key_storage_t<T>>*>(scratch + l.tasks),
+          l.task_capacity,
+          reinterpret_cast<std::uint32_t*>(scratch + l.arena),
+          l.arena_capacity,
+          counters,
+          o.seed,
+          comp};
+      if (n <= medium_keys) {
+        block_sort_kernel<<<1, block_threads, 0, stream>>>(root, buf, n32, o.seed, comp);
+      } else if (o.variant == quicksort_variant::fast) {
+        fast_init_kernel<<<1, block_threads, 0, stream>>>(a, n32);
+        fast_root_kernel<<<partition_grid(n), block_threads, 0, stream>>>(root, a);
+      } else {
+        run_host_driven(a, n, l, scratch, runtime, stream, result);
+      }
+      break;
+    }
+  }
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  if (wait) {
+    CDPKIT_WAIT_STREAM(stream, runtime, range.c_str());
+    if (uses_cdp(o.variant) || o.variant == quicksort_variant::host_driven)
+      CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  }
+  return result;
+}
+
+}  // namespace quicksort_detail
+
+template <class T, class Compare>
+quicksort_result quicksort(T* d_keys, std::uint64_t n, Compare comp,
+                           const quicksort_options& options) {
+  return quicksort_detail::sort_impl<T, quicksort_detail::no_values>(d_keys, nullptr, n, comp,
+                                                                     options, nullptr, true);
+}
+
+template <class T, class Compare>
+quicksort_result quicksort_async(T* d_keys, std::uint64_t n, Compare comp,
+                                 const quicksort_options& options, cudaStream_t stream) {
+  return quicksort_detail::sort_impl<T, quicksort_detail::no_values>(d_keys, nullptr, n, comp,
+                                                                     options, stream, false);
+}
+
+template <class T, class V, class Compare>
+quicksort_result quicksort_by_key(T* d_keys, V* d_values, std::uint64_t n, Compare comp,
+                                  const quicksort_options& options) {
+  return quicksort_detail::sort_impl<T, V>(d_keys, d_values, n, comp, options, nullptr, true);
+}
+
+template <class T, class V, class Compare>
+quicksort_result quicksort_by_key_async(T* d_keys, V* d_values, std::uint64_t n, Compare comp,
+                                        const quicksort_options& options, cudaStream_t stream) {
+  return quicksort_detail::sort_impl<T, V>(d_keys, d_values, n, comp, options, stream, false);
+}
+
+}  // namespace cdpkit

@@ -1,0 +1,370 @@
+#pragma once
+// cdpkit/quicksort/agents/common.cuh — the device building blocks every quicksort variant shares:
+//
+//   sort_buffers          the caller's arrays (buffer 0, where the result ends) and the scratch
+//                         copy (buffer 1) that out-of-place partitions write into
+//   tile_sort             one block sorts <= tile_keys keys in shared memory (CUB block merge
+//                         sort), reading either buffer and writing buffer 0
+//   splitters             a sample of 1024 keys sorted by one block, up to 127 splitters picked
+//                         from it, and the implicit search tree that classifies a key into one of
+//                         up to 255 buckets: 2i for keys between splitters i-1 and i, 2i+1 for
+//                         keys equal to splitter i (three-way by construction)
+//   warp_aggregated_add   a shared-memory counter bumped once per warp and bucket
+//   block_sort_range      one block sorts a range of any size: its own multi-way partitions
+//                         (counts and cursors in shared memory), tile sorts for the leaves, an
+//                         explicit stack in shared memory; the inline fallback of every variant
+//                         when a child grid is not launched, and fast's small-range sort
+//
+// Every function here is called by all threads of a block (they synchronize), except where said.
+
+#include <cdpkit/launch.cuh>
+#include <cdpkit/probe.cuh>
+#include <cdpkit/quicksort/sites.hpp>
+#include <cdpkit/quicksort/tuning.hpp>
+
+#include <cub/block/block_merge_sort.cuh>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cdpkit::quicksort_detail {
+
+/// Value type of a keys-only sort.
+struct no_values {};
+
+template <class V>
+inline constexpr bool has_values = !std::is_same_v<V, no_values>;
+
+/// Buffer 0: the caller's keys (and values), where the sorted result ends; buffer 1: scratch of
+/// the same size. A range [b, b + n) of one buffer is partitioned into the same range of the
+/// other, so that concurrent ranges never overlap.
+template <class T, class V>
+struct sort_buffers {
+  T* keys[2];
+  V* values[2];  ///< unused (null) when V is no_values
+};
+
+/// The lane's index in its warp and the mask of the lanes below it.
+__device__ __forceinline__ unsigned int lane_id() {
+  unsigned int lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return lane;
+}
+
+/// counters[b] += 1 for the calling thread; returns the counter's value before the thread's own
+/// increment (a distinct slot per thread). When every active lane of the warp has the same bucket
+/// (runs of equal keys, sorted inputs) one lane adds for all of them; otherwise each lane adds
+/// for itself (shared-memory atomics on distinct addresses cost about a load; __match_any_sync's
+/// grouping costs more than it saves with many buckets). May be called by any subset of a
+/// warp's lanes.
+__device__ __forceinline__ std::uint32_t warp_aggregated_add(std::uint32_t* counters,
+                                                             std::uint32_t b) {
+  const unsigned int active = __activemask();
+  const unsigned int leader = __ffs(active) - 1;
+  const std::uint32_t first = __shfl_sync(active, b, leader);
+  if (__all_sync(active, b == first)) {
+    const unsigned int lane = lane_id();
+    std::uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(&counters[b], static_cast<unsigned int>(__popc(active)));
+    base = __shfl_sync(active, base, leader);
+    return base + __popc(active & ((1u << lane) - 1u));
+  }
+  return atomicAdd(&counters[b], 1u);
+}
+
+/// Copy keys (and values) [begin, begin + n) from buffer `from` to buffer 0, by the block.
+template <class T, class V>
+__device__ void block_copy_to_result(const sort_buffers<T, V>& buf, std::uint32_t from,
+                                     std::uint32_t begin, std::uint32_t n) {
+  if (from == 0) return;
+  for (std::uint64_t i = threadIdx.x; i < n; i += block_threads) {
+    buf.keys[0][begin + i] = buf.keys[1][begin + i];
+    if constexpr (has_values<V>) buf.values[0][begin + i] = buf.values[1][begin + i];
+  }
+}
+
+// ---- the tile sort ----------------------------------------------------------------------------
+
+template <class T, class V, class Compare>
+struct tile_sort {
+  using value_t = std::conditional_t<has_values<V>, V, cub::NullType>;
+  using block_sort = cub::BlockMergeSort<T, block_threads, tile_items_per_thread, value_t>;
+  using temp_storage = typename block_sort::TempStorage;
+
+  /// Sort keys [begin, begin + n) of buffer `from` into the same range of buffer 0.
+  /// Precondition: n <= tile_keys.
+  __device__ static void run(temp_storage& temp, const sort_buffers<T, V>& buf, std::uint32_t from,
+                             std::uint32_t begin, std::uint32_t n, const Compare& comp) {
+    if (n <= 1) {
+      if (n == 1 && threadIdx.x == 0 && from != 0) {
+        buf.keys[0][begin] = buf.keys[1][begin];
+        if constexpr (has_values<V>) buf.values[0][begin] = buf.values[1][begin];
+      }
+      return;
+    }
+    const T* src = buf.keys[from] + begin;
+    T keys[tile_items_per_thread];
+    value_t values[tile_items_per_thread];
+    const std::uint32_t first = threadIdx.x * tile_items_per_thread;
+    // Blocked arrangement: thread t holds keys [8t, 8t + 8). Past n, the slots hold the thread's
+    // largest valid key (CUB merges only the first n; a thread's filler must sort after its
+    // own valid keys), or anything for a thread with no valid key.
+    T largest = src[first < n ? first : 0];
+#pragma unroll
+    for (unsigned int k = 0; k < tile_items_per_thread; ++k) {
+      const std::uint32_t i = first + k;
+      if (i < n) {
+        keys[k] = src[i];
+        if (comp(largest, keys[k])) largest = keys[k];
+        if constexpr (has_values<V>) values[k] = buf.values[from][begin + i];
+      }
+    }
+#pragma unroll
+    for (unsigned int k = 0; k < tile_items_per_thread; ++k)
+      if (first + k >= n) keys[k] = largest;
+    if constexpr (has_values<V>) {
+      block_sort(temp).Sort(keys, values, comp, static_cast<int>(n), largest);
+    } else {
+      block_sort(temp).Sort(keys, comp, static_cast<int>(n), largest);
+    }
+    T* dst = buf.keys[0] + begin;
+#pragma unroll
+    for (unsigned int k = 0; k < tile_items_per_thread; ++k) {
+      const std::uint32_t i = first + k;
+      if (i < n) {
+        dst[i] = keys[k];
+        if constexpr (has_values<V>) buf.values[0][begin + i] = values[k];
+      }
+    }
+    __syncthreads();  // the temp storage is reused by the caller's next step
+  }
+};
+
+// ---- splitters ---------------------------------------------------------------------------------
+
+/// 64-bit mix (splitmix64's finalizer): sample positions from (seed, task, k).
+__host__ __device__ __forceinline__ std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+/// The splitters of one partition, in shared memory.
+template <class T>
+struct splitter_set {
+  T sorted[max_splitters];    ///< ascending
+  T tree[max_splitters + 1];  ///< implicit search tree, nodes [1, m]
+  unsigned int levels;        ///< log2(m + 1)
+
+  __device__ unsigned int splitters() const { return (1u << levels) - 1; }
+  __device__ unsigned int buckets() const { return 2 * splitters() + 1; }
+
+  /// Bucket of x: 2i when x lies between splitters i-1 and i (i = how many splitters are below
+  /// x), 2i + 1 when x is equivalent to splitter i.
+  template <class Compare>
+  __device__ __forceinline__ std::uint32_t classify(const T& x, const Compare& comp) const {
+    unsigned int j = 1;
+#pragma unroll
+    for (unsigned int l = 0; l < max_levels; ++l)
+      if (l < levels) j = 2 * j + (comp(tree[j], x) ? 1u : 0u);
+    const unsigned int i = j - (1u << levels);
+    const bool equal = i < splitters() && !comp(x, sorted[i]);
+    return 2 * i + (equal ? 1u : 0u);
+  }
+
+  /// Fill `tree` from `sorted` (thread-parallel; the caller synchronizes before and after).
+  __device__ void build_tree() {
+    const unsigned int m = splitters();
+    for (unsigned int node = threadIdx.x + 1; node <= m; node += block_threads) {
+      const unsigned int depth = 31 - __clz(node);
+      const unsigned int pos = node - (1u << depth);
+      tree[node] = sorted[(2 * pos + 1) * (1u << (levels - 1 - depth)) - 1];
+    }
+  }
+};
+
+template <class T, class Compare>
+struct sample_sort {
+  using block_sort = cub::BlockMergeSort<T, block_threads, sample_items_per_thread>;
+  union temp_storage {
+    typename block_sort::TempStorage sort;
+    T samples[sample_keys];
+  };
+
+  /// Choose k - 1 splitters (2 <= k <= 2^max_levels between-buckets) for keys [0, n) of `src`
+  /// from a sample of sample_keys keys at positions drawn from (seed, task): splitter i is the
+  /// sample's element (i + 1) * sample_keys / k; the tree is padded to 2^levels - 1 nodes with
+  /// the last one. Writes out.sorted and out.tree. Precondition: n >= 1.
+  __device__ static void run(temp_storage& temp, splitter_set<T>& out, const T* src,
+                             std::uint32_t n, std::uint32_t k, std::uint64_t seed,
+                             std::uint64_t task, const Compare& comp) {
+    T keys[sample_items_per_thread];
+#pragma unroll
+    for (unsigned int j = 0; j < sample_items_per_thread; ++j) {
+      const std::uint64_t h = mix64(seed ^ mix64(task * 0x9e3779b97f4a7c15ull +
+                                                 threadIdx.x * sample_items_per_thread + j));
+      keys[j] = src[h % n];
+    }
+    block_sort(temp.sort).Sort(keys, comp);
+    __syncthreads();
+#pragma unroll
+    for (unsigned int j = 0; j < sample_items_per_thread; ++j)
+      temp.samples[threadIdx.x * sample_items_per_thread + j] = keys[j];
+    const unsigned int levels = tree_levels(k);
+    if (threadIdx.x == 0) out.levels = levels;
+    __syncthreads();
+    const unsigned int m = (1u << levels) - 1;
+    for (unsigned int i = threadIdx.x; i < m; i += block_threads) {
+      const unsigned int real = i < k - 1 ? i : k - 2;
+      out.sorted[i] = temp.samples[(real + 1) * sample_keys / k];
+    }
+    __syncthreads();
+    out.build_tree();
+    __syncthreads();
+  }
+};
+
+// ---- one block sorts a range of any size ----------------------------------------------------------
+
+/// A pending range of a block's own recursion.
+struct range_entry {
+  std::uint32_t begin;
+  std::uint32_t size;
+  std::uint32_t which;
+};
+
+template <class T, class V, class Compare>
+struct block_sorter {
+  struct storage {
+    union {
+      typename tile_sort<T, V, Compare>::temp_storage tile;
+      typename sample_sort<T, Compare>::temp_storage sample;
+    } temp;
+    splitter_set<T> split;
+    std::uint32_t count[max_buckets];
+    std::uint32_t start[max_buckets + 1];
+    range_entry stack[block_stack_entries];
+    int top;
+  };
+
+  /// In-place bitonic sort of [begin, begin + n) in buffer `which`, then the copy to buffer 0:
+  /// the last resort when the stack is full (never expected; slow, always correct). Arbitrary n:
+  /// out-of-range partners count as +infinity, so their compare-exchanges are skipped.
+  __device__ static void bitonic(const sort_buffers<T, V>& buf, std::uint32_t which,
+                                 std::uint32_t begin, std::uint32_t n, const Compare& comp) {
+    T* a = buf.keys[which] + begin;
+    auto exchange = [&](std::uint64_t i, std::uint64_t p) {
+      if (comp(a[p], a[i])) {
+        const T t = a[i];
+        a[i] = a[p];
+        a[p] = t;
+        if constexpr (has_values<V>) {
+          V* v = buf.values[which] + begin;
+          const V tv = v[i];
+          v[i] = v[p];
+          v[p] = tv;
+        }
+      }
+    };
+    for (std::uint64_t k = 2; k < 2ull * n; k <<= 1) {
+      for (std::uint64_t i = threadIdx.x; i < n; i += block_threads) {
+        const std::uint64_t p = i ^ (k - 1);
+        if (p > i && p < n) exchange(i, p);
+      }
+      __syncthreads();
+      for (std::uint64_t j = k >> 2; j > 0; j >>= 1) {
+        for (std::uint64_t i = threadIdx.x; i < n; i += block_threads) {
+          const std::uint64_t p = i ^ j;
+          if (p > i && p < n) exchange(i, p);
+        }
+        __syncthreads();
+      }
+    }
+    block_copy_to_result(buf, which, begin, n);
+    __syncthreads();
+  }
+
+  /// Sort keys [begin, begin + n) of buffer `which` into the same range of buffer 0, by the
+  /// block alone. `probe_ctx` (may be a context with tracing off) receives the partition probe.
+  __device__ static void run(storage& s, const launch_context& probe_ctx,
+                             const sort_buffers<T, V>& buf, std::uint32_t which,
+                             std::uint32_t begin, std::uint32_t n, std::uint64_t seed,
+                             const Compare& comp) {
+    if (threadIdx.x == 0) {
+      s.stack[0] = {begin, n, which};
+      s.top = 1;
+    }
+    __syncthreads();
+    while (s.top > 0) {
+      const range_entry r = s.stack[s.top - 1];
+      __syncthreads();
+      if (threadIdx.x == 0) --s.top;
+      if (r.size <= tile_keys) {
+        tile_sort<T, V, Compare>::run(s.temp.tile, buf, r.which, r.begin, r.size, comp);
+        continue;
+      }
+      // 1. splitters from a sample of the range
+      sample_sort<T, Compare>::run(s.temp.sample, s.split, buf.keys[r.which] + r.begin, r.size,
+                                   partition_buckets(r.size, block_bucket_target), seed,
+                                   (std::uint64_t{r.begin} << 32) ^ r.size, comp);
+      const unsigned int buckets = s.split.buckets();
+      for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) s.count[b] = 0;
+      __syncthreads();
+      // 2. count the keys of each bucket (shared-memory counters, one atomic per warp and bucket)
+      const T* src = buf.keys[r.which] + r.begin;
+      {
+        warp_probe probe(probe_ctx, sites::qs_partition_probe);
+        for (std::uint64_t i = threadIdx.x; i < r.size; i += block_threads) {
+          probe.step();
+          (void)warp_aggregated_add(s.count, s.split.classify(src[i], comp));
+        }
+        probe.commit();
+      }
+      __syncthreads();
+      // 3. bucket starts (one thread: at most 255 buckets), then the scatter into the other buffer
+      if (threadIdx.x == 0) {
+        std::uint32_t sum = 0;
+        for (unsigned int b = 0; b < buckets; ++b) {
+          s.start[b] = sum;
+          sum += s.count[b];
+        }
+        s.start[buckets] = sum;
+      }
+      __syncthreads();
+      for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) s.count[b] = s.start[b];
+      __syncthreads();
+      const std::uint32_t to = 1 - r.which;
+      for (std::uint64_t i = threadIdx.x; i < r.size; i += block_threads) {
+        const T x = src[i];
+        const std::uint32_t pos = warp_aggregated_add(s.count, s.split.classify(x, comp));
+        buf.keys[to][r.begin + pos] = x;
+        if constexpr (has_values<V>)
+          buf.values[to][r.begin + pos] = buf.values[r.which][r.begin + i];
+      }
+      __syncthreads();
+      // 4. the buckets: equal keys are done (copied home when needed), tiles sorted now, larger
+      //    ones pushed (or, with the stack full, sorted by the bitonic last resort)
+      for (unsigned int b = 0; b < buckets; ++b) {
+        const std::uint32_t bb = r.begin + s.start[b];
+        const std::uint32_t bn = s.start[b + 1] - s.start[b];
+        if (bn == 0) continue;
+        if (b % 2 == 1) {
+          block_copy_to_result(buf, to, bb, bn);
+        } else if (bn <= tile_keys) {
+          tile_sort<T, V, Compare>::run(s.temp.tile, buf, to, bb, bn, comp);
+        } else if (s.top < static_cast<int>(block_stack_entries)) {
+          __syncthreads();
+          if (threadIdx.x == 0) s.stack[s.top++] = {bb, bn, to};
+        } else {
+          bitonic(buf, to, bb, bn, comp);
+        }
+        __syncthreads();
+      }
+    }
+  }
+};
+
+}  // namespace cdpkit::quicksort_detail
