@@ -32,10 +32,12 @@
 // cdpkit_enable_cdp, which defines the templates.
 //
 // Floating point. With less, -0.0 and +0.0 are equivalent (either order is sorted) and the
-// infinities sort at the ends. NaN is not ordered by less (a NaN key breaks the strict weak
-// order): the output is then still a permutation of the input, but its order is unspecified.
-// total_order_less is IEEE 754 totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN,
-// a strict weak order on every bit pattern.
+// infinities sort at the ends. NaN is not ordered by less: a NaN key breaks the strict weak
+// order, so keys holding NaNs sorted by less (or greater) violate the precondition and the result
+// is undefined, as with std::sort — measured on an H200, merge-based sorts (thrust_merge and the
+// tile sorts inside every variant) then lose or duplicate keys, and Thrust's merge sort can even
+// fault. Sort such keys with total_order_less: IEEE 754 totalOrder, -NaN < -inf < ... < -0.0 <
+// +0.0 < ... < +inf < +NaN, a strict weak order on every bit pattern.
 //
 // Stability: no variant is stable (equal keys, and the values of equal keys, may be reordered).
 

@@ -23,6 +23,7 @@
 #include <cdpkit/quicksort/tuning.hpp>
 
 #include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_scan.cuh>
 
 #include <cstdint>
 #include <type_traits>
@@ -227,6 +228,116 @@ struct sample_sort {
   }
 };
 
+// ---- the partition passes, a tile at a time ----------------------------------------------------
+
+/// The count and scatter passes of a partition over keys [lo, hi) of a range, by one block, a
+/// tile of block_threads * 8 keys at a time: each thread loads its 8 keys of the tile at once
+/// (coalesced, 8 loads in flight), classifies them, and
+///   count:   adds them to shared-memory bucket counters;
+///   scatter: ranks them inside the tile by bucket (shared counters, a block scan), reorders the
+///            tile by bucket in shared memory, and writes each bucket's run of the tile to its
+///            place in the other buffer: consecutive threads write consecutive addresses.
+template <class T, class V, class Compare>
+struct partition_pass {
+  static constexpr unsigned int items = 8;
+  static constexpr std::uint32_t tile = block_threads * items;
+  using value_t = std::conditional_t<has_values<V>, V, char>;
+  using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
+
+  struct storage {
+    T keys[tile];
+    value_t values[has_values<V> ? tile : 1];
+    std::uint8_t bucket[tile];
+    std::uint32_t count[block_threads];
+    std::uint32_t start[block_threads];
+    typename block_scan::TempStorage scan;
+  };
+  static_assert(max_buckets < 256, "bucket ids are stored in a byte");
+
+  /// counts[b] += keys of [lo, hi) in bucket b (counts: shared memory).
+  __device__ static void count(const launch_context& probe_ctx, const splitter_set<T>& split,
+                               const T* src, std::uint64_t lo, std::uint64_t hi,
+                               std::uint32_t* counts, const Compare& comp) {
+    warp_probe probe(probe_ctx, sites::qs_partition_probe);
+    for (std::uint64_t base = lo; base < hi; base += tile) {
+      T x[items];
+#pragma unroll
+      for (unsigned int k = 0; k < items; ++k) {
+        const std::uint64_t i = base + k * block_threads + threadIdx.x;
+        if (i < hi) x[k] = src[i];
+      }
+#pragma unroll
+      for (unsigned int k = 0; k < items; ++k) {
+        const std::uint64_t i = base + k * block_threads + threadIdx.x;
+        if (i < hi) {
+          probe.step();
+          (void)warp_aggregated_add(counts, split.classify(x[k], comp));
+        }
+      }
+    }
+    probe.commit();
+  }
+
+  /// Move keys (and values) [lo, hi) of the source arrays to the destination arrays: key x of
+  /// bucket b goes to index cursor[b]++ (cursor: shared memory, one per bucket).
+  /// Preconditions: the storage is free; every thread calls; synchronizes before returning.
+  __device__ static void scatter(storage& st, const splitter_set<T>& split, const T* src_keys,
+                                 const V* src_values, T* dst_keys, V* dst_values,
+                                 std::uint64_t lo, std::uint64_t hi, std::uint32_t* cursor,
+                                 unsigned int buckets, const Compare& comp) {
+    for (std::uint64_t base = lo; base < hi; base += tile) {
+      const auto n = static_cast<std::uint32_t>(hi - base < tile ? hi - base : tile);
+      T x[items];
+      value_t v[items];
+      std::uint32_t b[items], rank[items];
+#pragma unroll
+      for (unsigned int k = 0; k < items; ++k) {
+        const std::uint32_t i = k * block_threads + threadIdx.x;
+        if (i < n) {
+          x[k] = src_keys[base + i];
+          if constexpr (has_values<V>) v[k] = src_values[base + i];
+        }
+      }
+      st.count[threadIdx.x] = 0;
+      __syncthreads();
+#pragma unroll
+      for (unsigned int k = 0; k < items; ++k) {
+        const std::uint32_t i = k * block_threads + threadIdx.x;
+        if (i < n) {
+          b[k] = split.classify(x[k], comp);
+          rank[k] = warp_aggregated_add(st.count, b[k]);
+        }
+      }
+      __syncthreads();
+      const std::uint32_t mine = st.count[threadIdx.x];
+      std::uint32_t excl = 0;
+      block_scan(st.scan).ExclusiveSum(mine, excl);
+      st.start[threadIdx.x] = excl;
+      __syncthreads();
+#pragma unroll
+      for (unsigned int k = 0; k < items; ++k) {
+        const std::uint32_t i = k * block_threads + threadIdx.x;
+        if (i < n) {
+          const std::uint32_t p = st.start[b[k]] + rank[k];
+          st.keys[p] = x[k];
+          st.bucket[p] = static_cast<std::uint8_t>(b[k]);
+          if constexpr (has_values<V>) st.values[p] = v[k];
+        }
+      }
+      __syncthreads();
+      for (std::uint32_t j = threadIdx.x; j < n; j += block_threads) {
+        const std::uint32_t bb = st.bucket[j];
+        const std::uint32_t g = cursor[bb] + (j - st.start[bb]);
+        dst_keys[g] = st.keys[j];
+        if constexpr (has_values<V>) dst_values[g] = st.values[j];
+      }
+      __syncthreads();
+      if (threadIdx.x < buckets) cursor[threadIdx.x] += mine;
+      __syncthreads();
+    }
+  }
+};
+
 // ---- one block sorts a range of any size ----------------------------------------------------------
 
 /// A pending range of a block's own recursion.
@@ -242,6 +353,7 @@ struct block_sorter {
     union {
       typename tile_sort<T, V, Compare>::temp_storage tile;
       typename sample_sort<T, Compare>::temp_storage sample;
+      typename partition_pass<T, V, Compare>::storage pass;
     } temp;
     splitter_set<T> split;
     std::uint32_t count[max_buckets];
@@ -313,16 +425,9 @@ struct block_sorter {
       const unsigned int buckets = s.split.buckets();
       for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) s.count[b] = 0;
       __syncthreads();
-      // 2. count the keys of each bucket (shared-memory counters, one atomic per warp and bucket)
+      // 2. count the keys of each bucket (shared-memory counters)
       const T* src = buf.keys[r.which] + r.begin;
-      {
-        warp_probe probe(probe_ctx, sites::qs_partition_probe);
-        for (std::uint64_t i = threadIdx.x; i < r.size; i += block_threads) {
-          probe.step();
-          (void)warp_aggregated_add(s.count, s.split.classify(src[i], comp));
-        }
-        probe.commit();
-      }
+      partition_pass<T, V, Compare>::count(probe_ctx, s.split, src, 0, r.size, s.count, comp);
       __syncthreads();
       // 3. bucket starts (one thread: at most 255 buckets), then the scatter into the other buffer
       if (threadIdx.x == 0) {
@@ -337,14 +442,15 @@ struct block_sorter {
       for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) s.count[b] = s.start[b];
       __syncthreads();
       const std::uint32_t to = 1 - r.which;
-      for (std::uint64_t i = threadIdx.x; i < r.size; i += block_threads) {
-        const T x = src[i];
-        const std::uint32_t pos = warp_aggregated_add(s.count, s.split.classify(x, comp));
-        buf.keys[to][r.begin + pos] = x;
-        if constexpr (has_values<V>)
-          buf.values[to][r.begin + pos] = buf.values[r.which][r.begin + i];
+      const V* src_values = nullptr;
+      V* dst_values = nullptr;
+      if constexpr (has_values<V>) {
+        src_values = buf.values[r.which] + r.begin;
+        dst_values = buf.values[to] + r.begin;
       }
-      __syncthreads();
+      partition_pass<T, V, Compare>::scatter(s.temp.pass, s.split, src, src_values,
+                                             buf.keys[to] + r.begin, dst_values, 0, r.size,
+                                             s.count, buckets, comp);
       // 4. the buckets: equal keys are done (copied home when needed), tiles sorted now, larger
       //    ones pushed (or, with the stack full, sorted by the bitonic last resort)
       for (unsigned int b = 0; b < buckets; ++b) {

@@ -69,23 +69,29 @@ struct fast_agent {
   using sorter = block_sorter<T, V, Compare>;
 
   struct partition_storage {
-    typename sample_sort<T, Compare>::temp_storage sample;
+    union {
+      typename sample_sort<T, Compare>::temp_storage sample;
+      typename partition_pass<T, V, Compare>::storage pass;
+    } temp;
     splitter_set<T> split;
     std::uint32_t count[max_buckets];
     bool last;
   };
+  /// A block runs the block sorts (inline paths, the small grid) only after its own partition
+  /// steps are done: the two storages share the same shared memory.
+  union shared_storage {
+    partition_storage partition;
+    typename sorter::storage sort;
+  };
+  __device__ static shared_storage& shared() {
+    __shared__ shared_storage s;
+    return s;
+  }
 
-  /// One shared partition storage for the count and scatter steps (a block that does the
-  /// scatter itself after its count reuses it), and one for the block sorts: a kernel that can
-  /// reach several steps holds each only once.
-  __device__ static partition_storage& partition_shared() {
-    __shared__ partition_storage s;
-    return s;
-  }
-  __device__ static typename sorter::storage& sorter_shared() {
-    __shared__ typename sorter::storage s;
-    return s;
-  }
+  /// The count and scatter steps share one partition storage (a block that does the scatter
+  /// itself after its count reuses it).
+  __device__ static partition_storage& partition_shared() { return shared().partition; }
+  __device__ static typename sorter::storage& sorter_shared() { return shared().sort; }
 
   // -- 1. count --------------------------------------------------------------------------------
   /// Bucket starts from the counts (thread 0; the block synchronizes after).
@@ -108,7 +114,7 @@ struct fast_agent {
                                      std::uint32_t blk, bool in_grid = true) {
     partition_storage& s = partition_shared();
     const T* src = a.buf.keys[t->which] + t->begin;
-    sample_sort<T, Compare>::run(s.sample, s.split, src, t->size, t->wanted, a.seed, t->id,
+    sample_sort<T, Compare>::run(s.temp.sample, s.split, src, t->size, t->wanted, a.seed, t->id,
                                  a.comp);
     const unsigned int buckets = s.split.buckets();
     if (blk == 0) {
@@ -121,14 +127,7 @@ struct fast_agent {
     __syncthreads();
     const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
     const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
-    {
-      warp_probe probe(ctx, sites::qs_partition_probe);
-      for (std::uint64_t i = lo + threadIdx.x; i < hi; i += block_threads) {
-        probe.step();
-        (void)warp_aggregated_add(s.count, s.split.classify(src[i], a.comp));
-      }
-      probe.commit();
-    }
+    partition_pass<T, V, Compare>::count(ctx, s.split, src, lo, hi, s.count, a.comp);
     __syncthreads();
     // one atomic per bucket and block; the old value is this block's offset inside the bucket
     std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * buckets;
@@ -170,7 +169,7 @@ struct fast_agent {
 
   /// The count and scatter passes stream keys: enough resident blocks matter more than the
   /// registers of their rare inline paths.
-  static constexpr unsigned int pass_min_blocks = 4;
+  static constexpr unsigned int pass_min_blocks = 3;
   /// The block sorts (partitions and tile sorts in shared memory) are latency-bound: three
   /// resident blocks per SM overlap them.
   static constexpr unsigned int sort_min_blocks = 3;
@@ -218,15 +217,15 @@ struct fast_agent {
     const std::uint32_t from = t->which, to = 1 - t->which;
     const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
     const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
-    const T* src = a.buf.keys[from] + t->begin;
-    T* dst = a.buf.keys[to] + t->begin;
-    for (std::uint64_t i = lo + threadIdx.x; i < hi; i += block_threads) {
-      const T x = src[i];
-      const std::uint32_t pos = warp_aggregated_add(s.count, s.split.classify(x, a.comp));
-      dst[pos] = x;
-      if constexpr (has_values<V>)
-        a.buf.values[to][t->begin + pos] = a.buf.values[from][t->begin + i];
+    const V* src_values = nullptr;
+    V* dst_values = nullptr;
+    if constexpr (has_values<V>) {
+      src_values = a.buf.values[from] + t->begin;
+      dst_values = a.buf.values[to] + t->begin;
     }
+    partition_pass<T, V, Compare>::scatter(s.temp.pass, s.split, a.buf.keys[from] + t->begin,
+                                           src_values, a.buf.keys[to] + t->begin, dst_values, lo,
+                                           hi, s.count, buckets, a.comp);
     if (!in_grid) {
       __syncthreads();
       return;
