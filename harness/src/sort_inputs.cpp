@@ -281,15 +281,6 @@ void fill_chunks(std::uint64_t n, std::uint64_t stream_seed, const Fill& fill) {
   for (auto& t : threads) t.join();
 }
 
-template <class T>
-const char* key_type_name() noexcept {
-  if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return "u32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return "u64";
-  else if constexpr (std::is_same_v<T, float>) return "f32";
-  else return "f64";
-}
 
 /// A normal deviate N(0, 1) into key space: integers around the middle of their range with
 /// sigma = range / 16, rounded and clamped; floats as they are.
@@ -503,7 +494,7 @@ const std::vector<sort_key_type>& all_sort_key_types() {
 template <class T>
 std::vector<T> make_sort_input(sort_distribution d, std::uint64_t n, std::uint64_t seed) {
   const std::string what = std::string("make_sort_input: ") + std::to_string(n) + " " +
-                           key_type_name<T>() + " keys (" + to_string(d) + ")";
+                           to_string(sort_key_type_of<T>()) + " keys (" + to_string(d) + ")";
   require_host_memory(saturating_mul(n, sizeof(T)), what);
   if (n > std::vector<T>().max_size())
     throw input_error(what + ": more keys than a std::vector can hold");

@@ -6,12 +6,15 @@
 //
 // Host dispatch per variant:
 //   simple       one thread at the root (simple_root_kernel), children through the layer
-//   two_stream   the root's task record, then its partition grid (two_stream_root_kernel)
-//   fast         one block for up to a medium range (block_sort_kernel); else the root's task
-//                record and its count grid (fast_root_kernel); the rest happens on the device
+//   two_stream   the root's task record, then its partition grid
+//   fast         one block for up to a medium range (the drain kernel with one job); else the
+//                root's task record and its count grid (the children's count kernel, launched
+//                from the host); the rest happens on the device
+//   (two_stream and fast launch their roots with the kernels of their children: one copy of
+//   the device code each)
 //   host_driven  fast's steps, level by level: count, scan and scatter grids over all of a
-//                level's tasks, one copy of the bucket starts to the host, one grid over the
-//                level's small buckets, and the next level's tasks
+//                level's tasks, one copy of the bucket starts to the host, the drain kernel over
+//                the level's small buckets, and the next level's tasks
 //   thrust_*     thrust::sort on the stream (its temporary storage from the scratch when given)
 
 #include <cdpkit/detail/device_buffer.hpp>
@@ -56,7 +59,8 @@ __global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass
     level_count_kernel(launch_context ctx, fast_args<T, V, Compare> a,
                        const std::uint32_t* first_block, std::uint32_t tasks) {
   const std::uint32_t t = task_of_block(first_block, tasks, blockIdx.x);
-  fast_agent<T, V, Compare>::count_block(ctx, a, a.tasks + t, blockIdx.x - first_block[t], false);
+  fast_agent<T, V, Compare>::template count_block<false>(ctx, a, a.tasks + t,
+                                                        blockIdx.x - first_block[t]);
 }
 
 template <class T, class V, class Compare>
@@ -70,16 +74,8 @@ __global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass
     level_scatter_kernel(launch_context ctx, fast_args<T, V, Compare> a,
                          const std::uint32_t* first_block, std::uint32_t tasks) {
   const std::uint32_t t = task_of_block(first_block, tasks, blockIdx.x);
-  fast_agent<T, V, Compare>::scatter_block(ctx, a, a.tasks + t, blockIdx.x - first_block[t],
-                                           false);
-}
-
-/// Block k: bucket jobs[2k + 1] of task jobs[2k].
-template <class T, class V, class Compare>
-__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::sort_min_blocks)
-    level_small_kernel(launch_context ctx, fast_args<T, V, Compare> a, const std::uint32_t* jobs) {
-  fast_agent<T, V, Compare>::small_bucket(ctx, a, a.tasks + jobs[2 * blockIdx.x],
-                                          jobs[2 * blockIdx.x + 1]);
+  fast_agent<T, V, Compare>::template scatter_block<false>(ctx, a, a.tasks + t,
+                                                          blockIdx.x - first_block[t]);
 }
 
 // ---- the Thrust yardsticks ----------------------------------------------------------------------
@@ -128,8 +124,11 @@ struct opaque_compare {
 
 template <class T, class Compare>
 inline constexpr bool is_less_v = std::is_same_v<Compare, less<T>>;
-template <class T, class Compare>
-inline constexpr bool is_greater_v = std::is_same_v<Compare, greater<T>>;
+
+/// thrust_radix is thrust::sort itself: Thrust's ascending radix sort.
+inline constexpr const char* thrust_radix_refusal =
+    "quicksort: thrust_radix is thrust::sort's ascending radix sort and takes cdpkit::less only "
+    "(use thrust_merge, thrust::sort with a comparator, for any other order)";
 
 template <class T, class V, class Compare>
 void thrust_sort(T* keys, V* values, std::uint64_t n, Compare comp, quicksort_variant variant,
@@ -138,13 +137,11 @@ void thrust_sort(T* keys, V* values, std::uint64_t n, Compare comp, quicksort_va
   auto policy = thrust::cuda::par_nosync(alloc).on(stream);
   const auto count = static_cast<std::ptrdiff_t>(n);
   if (variant == quicksort_variant::thrust_radix) {
-    if constexpr (is_less_v<T, Compare> || is_greater_v<T, Compare>) {
-      using order = std::conditional_t<is_less_v<T, Compare>, thrust::less<T>, thrust::greater<T>>;
-      if constexpr (has_values<V>) thrust::sort_by_key(policy, keys, keys + count, values, order{});
-      else thrust::sort(policy, keys, keys + count, order{});
+    if constexpr (is_less_v<T, Compare>) {
+      if constexpr (has_values<V>) thrust::sort_by_key(policy, keys, keys + count, values);
+      else thrust::sort(policy, keys, keys + count);
     } else {
-      throw input_error("quicksort: thrust_radix sorts by cdpkit::less or cdpkit::greater only "
-                        "(use thrust_merge for other comparators)");
+      throw input_error(thrust_radix_refusal);
     }
   } else {
     const opaque_compare<Compare> order{comp};
@@ -161,14 +158,15 @@ void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const s
                      char* scratch, launch_runtime& runtime, cudaStream_t stream,
                      quicksort_result& result) {
   using task_t = fast_task<key_storage_t<T>>;
-  auto* d_first_block = reinterpret_cast<std::uint32_t*>(scratch + l.jobs);
-  auto* d_jobs = d_first_block + (l.task_capacity + 1);
+  auto* d_first_block =
+      reinterpret_cast<std::uint32_t*>(scratch + l.jobs + sizeof(small_job) * l.job_capacity);
   struct range {
     std::uint32_t begin, size, which;
   };
   std::vector<range> level{{0, static_cast<std::uint32_t>(n), 0}};
   std::vector<task_t> records;
-  std::vector<std::uint32_t> first_block, jobs;
+  std::vector<std::uint32_t> first_block;
+  std::vector<small_job> jobs;
   const launch_context ctx = runtime.root_context();
   std::uint32_t id = 0;
   while (!level.empty()) {
@@ -220,6 +218,7 @@ void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const s
     // 4. the next level: small buckets to one grid, large ones to the next level's tasks, large
     //    runs of equal keys copied home
     std::vector<range> next;
+    std::vector<small_job> copies;
     jobs.clear();
     for (std::uint32_t k = 0; k < tasks; ++k) {
       const task_t& t = records[k];
@@ -230,27 +229,33 @@ void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const s
         switch (action_of(b, size, to)) {
           case bucket_action::small_sort:
           case bucket_action::small_copy:
-            jobs.push_back(k);
-            jobs.push_back(b);
+            jobs.push_back({begin, size, to | (b % 2 == 1 ? 2u : 0u)});
             break;
           case bucket_action::child_task: next.push_back({begin, size, to}); break;
-          case bucket_action::copy_grid:
-            CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.buf.keys[0] + begin, a.buf.keys[1] + begin,
-                                            sizeof(T) * size, cudaMemcpyDeviceToDevice, stream));
-            if constexpr (has_values<V>)
-              CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.buf.values[0] + begin, a.buf.values[1] + begin,
-                                              sizeof(V) * size, cudaMemcpyDeviceToDevice, stream));
-            break;
+          case bucket_action::copy_grid: copies.push_back({begin, size, to}); break;
           default: break;
         }
       }
     }
     if (!jobs.empty()) {
-      CDPKIT_CUDA_TRY(cudaMemcpyAsync(d_jobs, jobs.data(), sizeof(std::uint32_t) * jobs.size(),
+      if (jobs.size() > l.job_capacity)
+        throw cuda_error(cudaErrorUnknown, "quicksort host_driven: job queue exceeded (library bug)",
+                         __FILE__, __LINE__);
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.jobs, jobs.data(), sizeof(small_job) * jobs.size(),
                                       cudaMemcpyHostToDevice, stream));
-      level_small_kernel<<<static_cast<unsigned int>(jobs.size() / 2), block_threads, 0, stream>>>(
-          ctx, a, d_jobs);
+      using drain = typename fast_agent<T, V, Compare>::drain_body;
+      bounded_child_entry_kernel<drain>
+          <<<static_cast<unsigned int>(jobs.size()), block_threads, 0, stream>>>(
+              ctx, drain{a, {}, false});
       CDPKIT_CUDA_TRY(cudaGetLastError());
+    }
+    // (after the pageable upload above, so that it found nothing to wait for)
+    for (const small_job& c : copies) {
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.buf.keys[0] + c.begin, a.buf.keys[1] + c.begin,
+                                      sizeof(T) * c.size, cudaMemcpyDeviceToDevice, stream));
+      if constexpr (has_values<V>)
+        CDPKIT_CUDA_TRY(cudaMemcpyAsync(a.buf.values[0] + c.begin, a.buf.values[1] + c.begin,
+                                        sizeof(V) * c.size, cudaMemcpyDeviceToDevice, stream));
     }
     level = std::move(next);
   }
@@ -281,20 +286,22 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
     if (reinterpret_cast<std::uintptr_t>(o.scratch) % 256 != 0)
       throw input_error("quicksort: the scratch given is not 256-byte aligned");
   }
-  if (o.variant == quicksort_variant::thrust_radix && !(is_less_v<T, Compare> || is_greater_v<T, Compare>))
-    throw input_error("quicksort: thrust_radix sorts by cdpkit::less or cdpkit::greater only "
-                      "(use thrust_merge for other comparators)");
+  if (o.variant == quicksort_variant::thrust_radix && !is_less_v<T, Compare>)
+    throw input_error(thrust_radix_refusal);
   launch_runtime& runtime = o.runtime != nullptr ? *o.runtime : default_runtime();
   if (n <= 1) return result;
 
   // The scratch: the caller's, or a stream-ordered allocation freed (stream-ordered) on return.
   detail::device_buffer<char> own;
   char* scratch = static_cast<char*>(o.scratch);
-  if (scratch == nullptr && l.total > 0) {
+  const bool thrust = o.variant == quicksort_variant::thrust_radix ||
+                      o.variant == quicksort_variant::thrust_merge;
+  // (the Thrust variants without caller scratch allocate what Thrust asks, stream-ordered)
+  if (scratch == nullptr && l.total > 0 && !thrust) {
     own = detail::device_buffer<char>(l.total, stream);
     scratch = own.data();
   }
-  result.scratch_bytes = o.scratch != nullptr ? o.scratch_bytes : l.total;
+  result.scratch_bytes = o.scratch != nullptr ? o.scratch_bytes : (thrust ? 0 : l.total);
   sort_buffers<T, V> buf{};
   buf.keys[0] = keys;
   buf.keys[1] = reinterpret_cast<T*>(scratch + l.keys);
@@ -324,8 +331,9 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
           reinterpret_cast<decltype(two_stream_args<T, V, Compare>::tasks)>(scratch + l.tasks),
           l.task_capacity, counters, o.seed, comp};
       two_stream_init_kernel<<<1, 32, 0, stream>>>(a, n32);
-      two_stream_root_kernel<<<two_stream_agent<T, V, Compare>::grid_of(n32), block_threads, 0,
-                               stream>>>(root, a);
+      using partition = typename two_stream_agent<T, V, Compare>::partition_body;
+      child_entry_kernel<partition><<<two_stream_agent<T, V, Compare>::grid_of(n32), block_threads,
+                                      0, stream>>>(root, partition{a, a.tasks});
       break;
     }
     case quicksort_variant::fast:
@@ -337,13 +345,20 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
           reinterpret_cast<std::uint32_t*>(scratch + l.arena),
           l.arena_capacity,
           counters,
+          reinterpret_cast<small_job*>(scratch + l.jobs),
+          l.job_capacity,
           o.seed,
           comp};
+      using agent = fast_agent<T, V, Compare>;
       if (n <= medium_keys) {
-        block_sort_kernel<<<1, block_threads, 0, stream>>>(root, buf, n32, o.seed, comp);
+        using drain = typename agent::drain_body;
+        bounded_child_entry_kernel<drain><<<1, block_threads, 0, stream>>>(
+            root, drain{a, small_job{0, n32, 0}, true});
       } else if (o.variant == quicksort_variant::fast) {
         fast_init_kernel<<<1, block_threads, 0, stream>>>(a, n32);
-        fast_root_kernel<<<partition_grid(n), block_threads, 0, stream>>>(root, a);
+        using count = typename agent::count_body;
+        bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(
+            root, count{a, a.tasks});
       } else {
         run_host_driven(a, n, l, scratch, runtime, stream, result);
       }

@@ -12,12 +12,13 @@
 //                 per range (a multi-way split: fewer passes over memory), three-way by
 //                 construction (keys equal to a splitter form a bucket that is never sorted again:
 //                 duplicates never deepen the recursion), counts in shared memory with one atomic
-//                 per block and bucket, and aggregation: all the small buckets of a range are
-//                 sorted by ONE child grid (a block each, CUB block merge sort in shared memory),
-//                 so thousands of small ranges are not thousands of pending launches.
+//                 per block and bucket, and aggregation: the small buckets are queued, and once
+//                 the last partition is done ONE child grid sorts them all (a block each: its own
+//                 partition in shared memory, then CUB block merge sorts), so thousands of small
+//                 ranges are not thousands of pending launches.
 //   host_driven   the same partition steps as fast, driven level by level from the host (no
 //                 CDP): what the recursion on the device buys.
-//   thrust_radix  thrust::sort (radix sort; less or greater only)
+//   thrust_radix  thrust::sort (its ascending radix sort: less only)
 //   thrust_merge  thrust::sort with a comparator functor (merge sort)
 //
 // Every CDP launch goes through the launch layer (cdpkit/launch.cuh): the depth cap, the pending
@@ -139,7 +140,9 @@ struct quicksort_options {
 struct quicksort_result {
   quicksort_variant variant = quicksort_variant::fast;
   std::uint64_t n = 0;
-  /// Scratch bytes the call used (the caller's or its own).
+  /// Scratch bytes the call used: the caller's, or what the library allocated (0 when n <= 1,
+  /// and for the Thrust variants without caller scratch, where Thrust allocates its own,
+  /// stream-ordered).
   std::size_t scratch_bytes = 0;
   /// host_driven: partition levels the host drove (one round trip each); 0 for the others.
   std::uint32_t host_levels = 0;
@@ -153,9 +156,9 @@ std::size_t quicksort_scratch_bytes(quicksort_variant variant, std::uint64_t n,
 
 /// Sort `d_keys[0, n)` (device memory) by `comp` and wait for it (under the watchdog).
 /// Preconditions: d_keys is device memory holding n keys (may be null when n == 0); comp is a
-/// strict weak order; nothing else uses d_keys meanwhile. thrust_radix takes less or greater
-/// only. Throws cdpkit::input_error (n > quicksort_max_keys, scratch too small, a comparator
-/// thrust_radix cannot take), cdpkit::cuda_error (CUDA errors, device error flags, the watchdog).
+/// strict weak order; nothing else uses d_keys meanwhile. thrust_radix takes less only. Throws cdpkit::input_error (n > quicksort_max_keys, null keys for n > 0, scratch too
+/// small or not 256-byte aligned, a comparator thrust_radix cannot take), cdpkit::cuda_error
+/// (CUDA errors, device error flags, the watchdog).
 template <class T, class Compare = less<T>>
 quicksort_result quicksort(T* d_keys, std::uint64_t n, Compare comp = {},
                            const quicksort_options& options = {});

@@ -103,11 +103,13 @@ scratch_layout make_scratch_layout(quicksort_variant variant, std::uint64_t n,
           (3 * (n / grid_keys_per_block) + l.task_capacity) * std::uint64_t{max_buckets};
       l.arena_capacity = static_cast<std::uint32_t>(words);
       l.arena = take(words * sizeof(std::uint32_t));
-      if (variant == quicksort_variant::host_driven) {
-        l.job_capacity = l.task_capacity * max_buckets;
-        l.jobs = take(std::size_t{l.job_capacity} * 2 * sizeof(std::uint32_t) +
-                      (std::size_t{l.task_capacity} + 1) * sizeof(std::uint32_t));
-      }
+      // the small-range queue: every bucket of every task at most; host_driven adds the block ->
+      // task map of a level's grids
+      l.job_capacity = l.task_capacity * max_buckets;
+      l.jobs = take(std::size_t{l.job_capacity} * sizeof(small_job) +
+                    (variant == quicksort_variant::host_driven
+                         ? (std::size_t{l.task_capacity} + 1) * sizeof(std::uint32_t)
+                         : 0));
       break;
     }
   }

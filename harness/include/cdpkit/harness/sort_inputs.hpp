@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cdpkit::harness {
@@ -39,6 +40,20 @@ const char* to_string(sort_key_type t) noexcept;
 /// throws cdpkit::input_error naming the bad value and the choices.
 sort_key_type parse_sort_key_type(const std::string& name);
 const std::vector<sort_key_type>& all_sort_key_types();
+
+/// The sort_key_type of T (int32_t, uint32_t, int64_t, uint64_t, float or double).
+template <class T>
+constexpr sort_key_type sort_key_type_of() noexcept {
+  if constexpr (std::is_same_v<T, std::int32_t>) return sort_key_type::i32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return sort_key_type::u32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return sort_key_type::i64;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return sort_key_type::u64;
+  else if constexpr (std::is_same_v<T, float>) return sort_key_type::f32;
+  else {
+    static_assert(std::is_same_v<T, double>, "a quicksort key type");
+    return sort_key_type::f64;
+  }
+}
 
 /// n keys of distribution `d`, deterministic for (d, n, seed). T is one of int32_t, uint32_t,
 /// int64_t, uint64_t, float, double. Throws cdpkit::input_error when n keys do not fit the host's

@@ -105,7 +105,18 @@ struct two_stream_task {
 struct scratch_counters {
   std::uint32_t tasks_used;   ///< task records taken from the pool (atomic)
   std::uint32_t arena_used;   ///< words taken from the offsets arena (atomic)
-  std::uint32_t pad_[62];
+  std::uint32_t jobs_used;    ///< small-range jobs queued (atomic)
+  std::uint32_t small_keys;   ///< keys in the queued jobs (atomic; the drain grid's work)
+  std::uint32_t outstanding;  ///< fast: tasks whose next level is not spawned yet (atomic)
+  std::uint32_t pad_[59];
+};
+
+/// One small range for the drain grid: sorted by one block from buffer `which` into buffer 0,
+/// or (copy) a run of equal keys moved home.
+struct small_job {
+  std::uint32_t begin;
+  std::uint32_t size;
+  std::uint32_t which_copy;  ///< buffer (bit 0), copy only (bit 1)
 };
 
 /// Where everything lies in the scratch (byte offsets, each 256-aligned).
@@ -113,7 +124,7 @@ struct scratch_layout {
   std::size_t keys = 0, values = 0, counters = 0, tasks = 0, arena = 0, jobs = 0, total = 0;
   std::uint32_t task_capacity = 0;
   std::uint32_t arena_capacity = 0;  ///< words
-  std::uint32_t job_capacity = 0;    ///< host_driven: (task, bucket) pairs per level
+  std::uint32_t job_capacity = 0;    ///< small_job entries (fast: the whole sort; host_driven: a level)
   std::size_t task_bytes = 0;
 };
 

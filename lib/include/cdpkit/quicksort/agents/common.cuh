@@ -414,6 +414,7 @@ struct block_sorter {
       const range_entry r = s.stack[s.top - 1];
       __syncthreads();
       if (threadIdx.x == 0) --s.top;
+      __syncthreads();  // every thread tests the loop condition on the new top
       if (r.size <= tile_keys) {
         tile_sort<T, V, Compare>::run(s.temp.tile, buf, r.which, r.begin, r.size, comp);
         continue;

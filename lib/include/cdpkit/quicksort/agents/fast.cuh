@@ -14,13 +14,16 @@
 //      bucket);
 //   4. the scatter grid's last block spawns the next level: a child task per bucket larger than
 //      a medium range (depth + 1), a copy grid per large run of equal keys that must move home,
-//      and ONE grid over all the other buckets (site quicksort.fast_small: a block per bucket,
-//      block_sort_range) — aggregation, so the many small ranges cost one pending launch.
+//      and every other bucket goes to a queue of small ranges;
+//   5. the last task to finish its spawning (a count of outstanding tasks reaches 0: the whole
+//      partition tree is done) launches ONE drain grid over the queue (site quicksort.fast_small,
+//      a block per small range: block_sorter) — aggregation: the thousands of small ranges of a
+//      sort cost one pending launch, and they run as one full grid.
 //
 // Keys equal to a splitter form their own bucket, which is never sorted again: duplicates never
 // deepen the recursion. Whenever the launch layer refuses a launch (budget, depth, error) or
-// the task pool is exhausted, the block that asked does the work itself (block_sort_range, the
-// scatter loop, a block copy): slower, never wrong.
+// the task pool or the queue is full, the block that asked does the work itself (block_sorter,
+// the scatter loop, a block copy): slower, never wrong.
 
 #include <cdpkit/quicksort/agents/common.cuh>
 
@@ -38,6 +41,8 @@ struct fast_args {
   std::uint32_t* arena;
   std::uint32_t arena_capacity;
   scratch_counters* counters;
+  small_job* jobs;
+  std::uint32_t job_capacity;
   std::uint64_t seed;
   Compare comp;
 };
@@ -108,10 +113,12 @@ struct fast_agent {
     __syncthreads();
   }
 
-  /// Count block `blk` of task t. In a grid launched through the layer (in_grid), the last block
-  /// to finish goes on with the scan and the scatter step; host_driven runs those itself.
+  /// Count block `blk` of task t. In a grid launched through the layer (InGrid), the last block
+  /// to finish goes on with the scan and the scatter step; host_driven runs those itself (and
+  /// its kernels hold no spawning code).
+  template <bool InGrid>
   __device__ static void count_block(const launch_context& ctx, const args_t& a, task_t* t,
-                                     std::uint32_t blk, bool in_grid = true) {
+                                     std::uint32_t blk) {
     partition_storage& s = partition_shared();
     const T* src = a.buf.keys[t->which] + t->begin;
     sample_sort<T, Compare>::run(s.temp.sample, s.split, src, t->size, t->wanted, a.seed, t->id,
@@ -132,11 +139,11 @@ struct fast_agent {
     // one atomic per bucket and block; the old value is this block's offset inside the bucket
     std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * buckets;
     for (unsigned int b = threadIdx.x; b < buckets; b += block_threads)
-      if (s.count[b] != 0) offsets[b] = atomicAdd(&t->count[b], s.count[b]);
-    if (!in_grid) {
+      offsets[b] = s.count[b] != 0 ? atomicAdd(&t->count[b], s.count[b]) : 0u;
+    if constexpr (!InGrid) {
       __syncthreads();
       return;
-    }
+    } else {
     if (!last_block(&t->count_done, t->grid, s.last)) return;
     // 2. the last block: bucket starts, then the scatter as the next step of this level
     scan_counts(t);
@@ -144,9 +151,10 @@ struct fast_agent {
     const launch_result r = launch_step_once(ctx, args, t);
     if (!r) {
       // not launched: this block scatters the whole range itself, then spawns the next level
-      for (std::uint32_t b = 0; b < t->grid; ++b) scatter_block(ctx, a, t, b, false);
+      for (std::uint32_t b = 0; b < t->grid; ++b) scatter_block<false>(ctx, a, t, b);
       record_inline(ctx, sites::qs_fast_scatter, t->size);
       spawn(ctx, a, t);
+    }
     }
   }
 
@@ -180,7 +188,7 @@ struct fast_agent {
     args_t a;
     task_t* t;
     __device__ void operator()(const launch_context& self) const {
-      scatter_block(self, a, t, blockIdx.x, true);
+      scatter_block<true>(self, a, t, blockIdx.x);
     }
   };
 
@@ -198,8 +206,9 @@ struct fast_agent {
   }
 
   // -- 3. scatter ------------------------------------------------------------------------------
+  template <bool InGrid>
   __device__ static void scatter_block(const launch_context& ctx, const args_t& a, task_t* t,
-                                       std::uint32_t blk, bool in_grid) {
+                                       std::uint32_t blk) {
     partition_storage& s = partition_shared();
     __syncthreads();  // (the storage may still be read by the caller's previous step)
     if (threadIdx.x == 0) s.split.levels = t->levels;
@@ -212,7 +221,7 @@ struct fast_agent {
     }
     const std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * buckets;
     for (unsigned int b = threadIdx.x; b < buckets; b += block_threads)
-      s.count[b] = t->start[b] + offsets[b];  // (garbage for buckets this block has no key of)
+      s.count[b] = t->start[b] + offsets[b];
     __syncthreads();
     const std::uint32_t from = t->which, to = 1 - t->which;
     const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
@@ -226,21 +235,35 @@ struct fast_agent {
     partition_pass<T, V, Compare>::scatter(s.temp.pass, s.split, a.buf.keys[from] + t->begin,
                                            src_values, a.buf.keys[to] + t->begin, dst_values, lo,
                                            hi, s.count, buckets, a.comp);
-    if (!in_grid) {
+    if constexpr (!InGrid) {
       __syncthreads();
-      return;
+    } else {
+      if (last_block(&t->scatter_done, t->grid, s.last)) spawn(ctx, a, t);
     }
-    if (last_block(&t->scatter_done, t->grid, s.last)) spawn(ctx, a, t);
   }
 
   // -- 4. the next level -----------------------------------------------------------------------
-  struct small_body {
+  /// One small range of the queue, by the whole block.
+  __device__ static void run_job(const launch_context& ctx, const args_t& a, const small_job& j) {
+    if (j.which_copy & 2u) {
+      block_copy_to_result(a.buf, j.which_copy & 1u, j.begin, j.size);
+      __syncthreads();
+    } else {
+      sorter::run(sorter_shared(), ctx, a.buf, j.which_copy & 1u, j.begin, j.size, a.seed,
+                  a.comp);
+      __syncthreads();
+    }
+  }
+
+  /// The drain grid: block k runs job k of the queue, or (host-launched, one block) `only`.
+  struct drain_body {
     static constexpr unsigned int max_block_threads = block_threads;
     static constexpr unsigned int min_blocks_per_sm = sort_min_blocks;
     args_t a;
-    task_t* t;
+    small_job only;
+    bool use_only;
     __device__ void operator()(const launch_context& self) const {
-      small_bucket(self, a, t, blockIdx.x);
+      run_job(self, a, use_only ? only : a.jobs[blockIdx.x]);
     }
   };
 
@@ -250,24 +273,9 @@ struct fast_agent {
     args_t a;
     task_t* t;
     __device__ void operator()(const launch_context& self) const {
-      count_block(self, a, t, blockIdx.x);
+      count_block<true>(self, a, t, blockIdx.x);
     }
   };
-
-  /// Block b of the small grid: bucket b of task t, when it is small.
-  __device__ static void small_bucket(const launch_context& ctx, const args_t& a, const task_t* t,
-                                      unsigned int b) {
-    typename sorter::storage& s = sorter_shared();
-    const std::uint32_t to = 1 - t->which;
-    const std::uint32_t begin = t->start[b], n = t->start[b + 1] - begin;
-    switch (action_of(b, n, to)) {
-      case bucket_action::small_sort:
-        sorter::run(s, ctx, a.buf, to, t->begin + begin, n, a.seed, a.comp);
-        break;
-      case bucket_action::small_copy: block_copy_to_result(a.buf, to, t->begin + begin, n); break;
-      default: break;
-    }
-  }
 
   /// Take a task record and arena words for a range; null when the pool or the arena is full.
   __device__ static task_t* new_task(const args_t& a, std::uint32_t begin, std::uint32_t n,
@@ -307,88 +315,102 @@ struct fast_agent {
     }
   };
 
-  /// Run by one whole block once task t is partitioned: its buckets' children.
+  /// Run by one whole block once task t is partitioned: its buckets' children, then the task's
+  /// end (the last one launches the drain grid).
   __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
     __shared__ bool done_inline[max_buckets];
-    __shared__ bool any_small;
-    __shared__ std::uint32_t small_keys;
-    __shared__ launch_result small_result;
     const unsigned int buckets = 2 * ((1u << t->levels) - 1) + 1;
     const std::uint32_t to = 1 - t->which;
-    if (threadIdx.x == 0) {
-      any_small = false;
-      small_keys = 0;
-    }
-    __syncthreads();
-    // a. large buckets: a thread each asks for its child (task or copy grid)
+    // a. a thread per bucket: queue a small one, ask for a large one's child (task or copy grid)
     for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) {
       done_inline[b] = false;
       const std::uint32_t begin = t->begin + t->start[b];
       const std::uint32_t n = t->start[b + 1] - t->start[b];
+      const small_job job{begin, n, to | (b % 2 == 1 ? 2u : 0u)};
       switch (action_of(b, n, to)) {
         case bucket_action::small_sort:
-        case bucket_action::small_copy:
-          any_small = true;
-          atomicAdd(&small_keys, n);
-          break;
+        case bucket_action::small_copy: done_inline[b] = !enqueue(a, job); break;
         case bucket_action::child_task: {
           task_t* child = new_task(a, begin, n, to);
-          if (child == nullptr ||
-              !launch_child(ctx, sites::qs_fast_range, dim3(child->grid), dim3(block_threads),
-                            stream_kind::fire_and_forget, count_body{a, child}, 0u, n))
-            done_inline[b] = true;
+          bool launched = false;
+          if (child != nullptr) {
+            atomicAdd(&a.counters->outstanding, 1u);  // before the child can finish
+            launched = static_cast<bool>(
+                launch_child(ctx, sites::qs_fast_range, dim3(child->grid), dim3(block_threads),
+                             stream_kind::fire_and_forget, count_body{a, child}, 0u, n));
+            if (!launched) atomicSub(&a.counters->outstanding, 1u);
+          }
+          // not launched: a job of the drain grid (one block sorts it, beside the others),
+          // or, with the queue full, this block now
+          if (!launched) done_inline[b] = !enqueue(a, job);
           break;
         }
         case bucket_action::copy_grid:
           if (!launch_items(ctx, sites::qs_fast_copy, n, block_threads,
                             stream_kind::fire_and_forget, copy_items{a.buf, begin}))
-            done_inline[b] = true;
+            done_inline[b] = !enqueue(a, job);
           break;
         default: break;
       }
     }
     __syncthreads();
-    // b. one grid over all the small buckets
-    if (threadIdx.x == 0) {
-      small_result = {launch_outcome::launched, cudaSuccess};
-      if (any_small)
-        small_result = launch_child(ctx, sites::qs_fast_small, dim3(buckets), dim3(block_threads),
-                                    stream_kind::fire_and_forget, small_body{a, t}, 0u,
-                                    small_keys);
-    }
-    __syncthreads();
-    const bool small_launched = static_cast<bool>(small_result);
-    // c. what was not launched, this block does now
+    // b. what was not launched or queued, this block does now
     for (unsigned int b = 0; b < buckets; ++b) {
-      const std::uint32_t begin = t->start[b];
-      const std::uint32_t n = t->start[b + 1] - begin;
-      const bucket_action act = action_of(b, n, to);
-      const bool small = act == bucket_action::small_sort || act == bucket_action::small_copy;
-      if (small ? small_launched : !done_inline[b]) continue;
-      const bool copy = act == bucket_action::small_copy || act == bucket_action::copy_grid;
-      if (copy) {
-        block_copy_to_result(a.buf, to, t->begin + begin, n);
-        __syncthreads();
-      } else {
-        run_inline(ctx, a, to, t->begin + begin, n);
-      }
-      record_inline(ctx, copy ? sites::qs_fast_copy
-                              : (small ? sites::qs_fast_small : sites::qs_fast_range),
+      if (!done_inline[b]) continue;
+      const std::uint32_t begin = t->begin + t->start[b];
+      const std::uint32_t n = t->start[b + 1] - t->start[b];
+      const bool copy = b % 2 == 1;
+      run_job(ctx, a, small_job{begin, n, to | (copy ? 2u : 0u)});
+      record_inline(ctx,
+                    copy ? sites::qs_fast_copy
+                         : (n <= medium_keys ? sites::qs_fast_small : sites::qs_fast_range),
                     n);
     }
+    // c. this task is done spawning; the last one drains the queue
+    finish_task(ctx, a);
   }
 
-  __device__ static void run_inline(const launch_context& ctx, const args_t& a, std::uint32_t which,
-                                    std::uint32_t begin, std::uint32_t n) {
-    typename sorter::storage& s = sorter_shared();
-    sorter::run(s, ctx, a.buf, which, begin, n, a.seed, a.comp);
+  /// Queue a job for the drain grid (any thread); false when the queue is full.
+  __device__ static bool enqueue(const args_t& a, const small_job& job) {
+    const std::uint32_t k = atomicAdd(&a.counters->jobs_used, 1u);
+    if (k >= a.job_capacity) return false;
+    a.jobs[k] = job;
+    atomicAdd(&a.counters->small_keys, job.size);
+    return true;
+  }
+
+  /// One task less outstanding; at zero every partition is done and every small range queued:
+  /// launch the drain grid (or, refused, run the queue in this block).
+  __device__ static void finish_task(const launch_context& ctx, const args_t& a) {
+    __shared__ bool drain;
+    __shared__ std::uint32_t jobs;
+    __shared__ launch_result result;
+    if (threadIdx.x == 0) {
+      __threadfence();  // this block's queued jobs before the count
+      drain = atomicSub(&a.counters->outstanding, 1u) == 1u;
+      if (drain) {
+        __threadfence();
+        const std::uint32_t used = __ldcg(&a.counters->jobs_used);
+        jobs = used < a.job_capacity ? used : a.job_capacity;
+        result = {launch_outcome::launched, cudaSuccess};
+        if (jobs > 0)
+          result = launch_child(ctx, sites::qs_fast_small, dim3(jobs), dim3(block_threads),
+                                stream_kind::fire_and_forget, drain_body{a, {}, false}, 0u,
+                                __ldcg(&a.counters->small_keys));
+      }
+    }
     __syncthreads();
+    if (!drain || static_cast<bool>(result)) return;
+    for (std::uint32_t k = 0; k < jobs; ++k) run_job(ctx, a, a.jobs[k]);
+    record_inline(ctx, sites::qs_fast_small, __ldcg(&a.counters->small_keys));
   }
 };
 
 // ---- thin kernels ------------------------------------------------------------------------------
 
-/// Root task record: the whole range in buffer 0.
+/// Root task record: the whole range in buffer 0. (The root's count grid is the children's
+/// kernel, bounded_child_entry_kernel<count_body>, launched by the host with the root context;
+/// so is a sort of at most a medium range: the drain kernel with one job.)
 template <class T, class V, class Compare>
 __global__ void __launch_bounds__(block_threads)
     fast_init_kernel(fast_args<T, V, Compare> a, std::uint32_t n) {
@@ -412,23 +434,10 @@ __global__ void __launch_bounds__(block_threads)
     t->wanted = static_cast<std::uint16_t>(wanted);
     a.counters->tasks_used = 1;
     a.counters->arena_used = grid * buckets;
+    a.counters->jobs_used = 0;
+    a.counters->small_keys = 0;
+    a.counters->outstanding = 1;  // the root
   }
-}
-
-/// The root task's count grid (host-launched, depth 0).
-template <class T, class V, class Compare>
-__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass_min_blocks)
-    fast_root_kernel(launch_context ctx, fast_args<T, V, Compare> a) {
-  fast_agent<T, V, Compare>::count_block(ctx, a, a.tasks, blockIdx.x);
-}
-
-/// One block sorts one whole range (inputs of at most a medium range; no child grids).
-template <class T, class V, class Compare>
-__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::sort_min_blocks)
-    block_sort_kernel(launch_context ctx, sort_buffers<T, V> buf, std::uint32_t n,
-                      std::uint64_t seed, Compare comp) {
-  auto& s = fast_agent<T, V, Compare>::sorter_shared();
-  block_sorter<T, V, Compare>::run(s, ctx, buf, 0, 0, n, seed, comp);
 }
 
 }  // namespace cdpkit::quicksort_detail

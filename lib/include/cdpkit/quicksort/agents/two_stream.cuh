@@ -41,7 +41,8 @@ struct two_stream_agent {
   __device__ static T& pivot_of(task_t* t) { return *reinterpret_cast<T*>(&t->pivot); }
 
   __host__ __device__ static std::uint32_t grid_of(std::uint32_t n) {
-    return (n + two_stream_keys_per_block - 1) / two_stream_keys_per_block;
+    return static_cast<std::uint32_t>((std::uint64_t{n} + two_stream_keys_per_block - 1) /
+                                      two_stream_keys_per_block);
   }
 
   /// A task record for [begin, begin + n) of buffer `which`, pivot given; null when full.
@@ -159,6 +160,11 @@ struct two_stream_agent {
       const std::uint32_t n = side_n[side], begin = side_begin[side];
       if (n == 0 || (side == 0 && equal_left)) {
         // nothing to launch (an equal left side is copied home below)
+      } else if (n == 1) {
+        if (to != 0) {  // one key: home, no grid
+          a.buf.keys[0][begin] = a.buf.keys[1][begin];
+          if constexpr (has_values<V>) a.buf.values[0][begin] = a.buf.values[1][begin];
+        }
       } else if (n <= tile_keys) {
         side_inline[side] =
             !launch_child(ctx, sites::qs_two_stream_leaf, dim3(1), dim3(block_threads),
@@ -192,13 +198,6 @@ struct two_stream_agent {
     }
   }
 };
-
-/// The root's partition grid (host-launched, depth 0); its task record is made by the host.
-template <class T, class V, class Compare>
-__global__ void __launch_bounds__(block_threads)
-    two_stream_root_kernel(launch_context ctx, two_stream_args<T, V, Compare> a) {
-  two_stream_agent<T, V, Compare>::partition_block(ctx, a, a.tasks, blockIdx.x);
-}
 
 /// Root task record: the whole range in buffer 0, pivot = its middle key.
 template <class T, class V, class Compare>
