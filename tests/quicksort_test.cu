@@ -643,11 +643,43 @@ TEST_CASE("under a pending limit of 16 and a depth cap of 2 quicksort stays exac
       inline_items += site.inline_items;
     }
     CHECK(budget + depth > 0u);
-    CHECK(inline_items > 0u);  // the refused ranges were sorted by their launchers
+    if (v == quicksort_variant::fast) {
+      // fast: refused range grids become jobs of the drain grid, which is launched (or, refused
+      // too, run by the last task's block)
+      const auto& range = trace.sites[cdpkit::sites::qs_fast_range];
+      const auto& small = trace.sites[cdpkit::sites::qs_fast_small];
+      CHECK(range.requests > range.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)]);
+      CHECK(small.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)] +
+                small.inline_items > 0u);
+    } else {
+      CHECK(inline_items > 0u);  // the refused sides were sorted by their launchers
+    }
     CHECK(summary.max_depth <= 2u);
     CHECK(summary.pending_high_water <= 8u);
     if (v != quicksort_variant::fast) CHECK(depth > 0u);  // 2-way recursions are deeper than 2
   }
+}
+
+TEST_CASE("with a depth cap of 0 fast still sorts: every large bucket becomes a job of the drain" *
+          CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.max_depth = 0;  // no child grid at all; the drain is the root's next step, not a child
+  cdpkit::launch_runtime rt(config);
+  quicksort_options o;
+  o.runtime = &rt;
+  cdpkit::profiling::trace_session session(rt);
+  const auto keys =
+      make_sort_input<std::uint32_t>(sort_distribution::uniform, 2 * fast_one_level_keys + 5, 52);
+  CHECK(differences(sorted_by(quicksort_variant::fast, keys, cdpkit::less<std::uint32_t>{}, o),
+                    host_sorted(keys, cdpkit::less<std::uint32_t>{})) == "same");
+  const auto trace = session.collect();
+  const auto& range = trace.sites[cdpkit::sites::qs_fast_range];
+  const auto& small = trace.sites[cdpkit::sites::qs_fast_small];
+  constexpr int launched = static_cast<int>(cdpkit::launch_outcome::launched);
+  CHECK(range.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_depth)] > 0u);
+  CHECK(range.outcomes[launched] == 0u);
+  CHECK(small.outcomes[launched] == 1u);  // one drain grid, at the root's depth
+  CHECK(small.depth_hist[0] == 1u);
 }
 
 TEST_CASE("the trace shows each variant's recursion: range grids, aggregated small grids, sides" *

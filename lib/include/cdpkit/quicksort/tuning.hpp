@@ -21,7 +21,7 @@ inline constexpr unsigned int tile_items_per_thread = 8;
 /// Keys one block sorts in shared memory at once: a range this small is a leaf.
 inline constexpr std::uint32_t tile_keys = block_threads * tile_items_per_thread;  // 2048
 /// Ranges up to this size are sorted by ONE block (its own multi-way partition in shared
-/// memory, then tile sorts): fast's "small" ranges, aggregated into one grid per parent.
+/// memory, then tile sorts): fast's "small" ranges, queued for its one drain grid.
 inline constexpr std::uint32_t medium_keys = 16 * tile_keys;  // 32768
 /// Keys each block of a partition grid classifies (fast, host_driven).
 inline constexpr std::uint32_t grid_keys_per_block = 32768;

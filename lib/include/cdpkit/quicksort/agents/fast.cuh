@@ -16,14 +16,16 @@
 //      a medium range (depth + 1), a copy grid per large run of equal keys that must move home,
 //      and every other bucket goes to a queue of small ranges;
 //   5. the last task to finish its spawning (a count of outstanding tasks reaches 0: the whole
-//      partition tree is done) launches ONE drain grid over the queue (site quicksort.fast_small,
-//      a block per small range: block_sorter) — aggregation: the thousands of small ranges of a
-//      sort cost one pending launch, and they run as one full grid.
+//      partition tree is done) launches ONE drain grid over the queue as its next step (same
+//      depth; site quicksort.fast_small, a block per small range: block_sorter) — aggregation:
+//      the thousands of small ranges of a sort cost one pending launch and run as one full grid.
 //
 // Keys equal to a splitter form their own bucket, which is never sorted again: duplicates never
-// deepen the recursion. Whenever the launch layer refuses a launch (budget, depth, error) or
-// the task pool or the queue is full, the block that asked does the work itself (block_sorter,
-// the scatter loop, a block copy): slower, never wrong.
+// deepen the recursion. Whenever the launch layer refuses a launch (budget, depth, error) or a
+// pool is full, the work is not lost: a refused child task or copy grid becomes a job of the
+// drain grid (one block sorts or copies it, beside the others); a refused scatter step, a full
+// queue or a refused drain is done by the block that asked (the scatter loop, block_sorter, a
+// block copy): slower, never wrong.
 
 #include <cdpkit/quicksort/agents/common.cuh>
 
@@ -393,10 +395,11 @@ struct fast_agent {
         const std::uint32_t used = __ldcg(&a.counters->jobs_used);
         jobs = used < a.job_capacity ? used : a.job_capacity;
         result = {launch_outcome::launched, cudaSuccess};
+        // the last pass of the sort, not a deeper level: launched at this task's depth, so the
+        // depth cap never refuses it (only the budget or a launch error can)
         if (jobs > 0)
-          result = launch_child(ctx, sites::qs_fast_small, dim3(jobs), dim3(block_threads),
-                                stream_kind::fire_and_forget, drain_body{a, {}, false}, 0u,
-                                __ldcg(&a.counters->small_keys));
+          result = launch_step(ctx, sites::qs_fast_small, dim3(jobs), dim3(block_threads),
+                               drain_body{a, {}, false}, __ldcg(&a.counters->small_keys));
       }
     }
     __syncthreads();
