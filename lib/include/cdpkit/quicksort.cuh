@@ -7,9 +7,10 @@
 // Host dispatch per variant:
 //   simple       one thread at the root (simple_root_kernel), children through the layer
 //   two_stream   the root's task record, then its partition grid
-//   fast         one block for up to a medium range (the drain kernel with one job); else the
-//                root's task record and its count grid (the children's count kernel, launched
-//                from the host); the rest happens on the device
+//   fast         one block for up to a medium range (the small-range kernel with one job);
+//                else the root's task record, its count grid (the children's count kernel,
+//                launched from the host: the partition recursion happens on the device), and
+//                the drain grid over the queued small ranges, next on the stream
 //   (two_stream and fast launch their roots with the kernels of their children: one copy of
 //   the device code each)
 //   host_driven  fast's steps, level by level: count, scan and scatter grids over all of a
@@ -31,6 +32,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -76,6 +78,18 @@ __global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass
   const std::uint32_t t = task_of_block(first_block, tasks, blockIdx.x);
   fast_agent<T, V, Compare>::template scatter_block<false>(ctx, a, a.tasks + t,
                                                           blockIdx.x - first_block[t]);
+}
+
+/// Blocks of `kernel` (block_threads each, static shared memory only) resident at once on the
+/// current device: a grid that loops over a queue needs no more.
+template <class Kernel>
+unsigned int resident_grid(Kernel kernel) {
+  int device = 0, sms = 0, per_sm = 0;
+  CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+  CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CDPKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                                static_cast<int>(block_threads), 0));
+  return static_cast<unsigned int>(std::max(1, sms) * std::max(1, per_sm));
 }
 
 // ---- the Thrust yardsticks ----------------------------------------------------------------------
@@ -359,6 +373,11 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
         using count = typename agent::count_body;
         bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(
             root, count{a, a.tasks});
+        // the drain: next on the stream, so it starts once the root grid and every descendant
+        // are done; as many blocks as fit at once, each taking jobs until none is left
+        CDPKIT_CUDA_TRY(cudaGetLastError());
+        fast_drain_kernel<T, V, Compare><<<resident_grid(fast_drain_kernel<T, V, Compare>),
+                                           block_threads, 0, stream>>>(root, a);
       } else {
         run_host_driven(a, n, l, scratch, runtime, stream, result);
       }

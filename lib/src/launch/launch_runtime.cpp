@@ -38,9 +38,12 @@ std::string describe_device_errors(std::uint32_t flags) {
   if (flags & device_error_item_overflow)
     what += " item_overflow (the segments hold 2^32 or more items in all; flat_balanced indexes"
             " items in 32 bits and refused the items; pre_op had run);";
+  if (flags & device_error_queue_overflow)
+    what += " queue_overflow (a device work queue sized for the worst case was full: a library"
+            " bug; the result is wrong);";
   const std::uint32_t known = device_error_bad_segment | device_error_bad_site |
                               device_error_pending_underflow | device_error_slot_probe_exhausted |
-                              device_error_item_overflow;
+                              device_error_item_overflow | device_error_queue_overflow;
   if (flags & ~known) what += " unknown bits 0x" + std::to_string(flags & ~known) + ";";
   return what;
 }

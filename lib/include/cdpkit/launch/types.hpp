@@ -22,6 +22,9 @@ enum device_error_bits : std::uint32_t {
   /// the segments hold 2^32 or more items in all, more than a 32-bit scan can index
   /// (flat_balanced refused the items: pre_op has run, no item_op has)
   device_error_item_overflow = 1u << 4,
+  /// a library's device-side work queue was full although it is sized for the worst case
+  /// (library bug; the queued work was lost and the result is wrong)
+  device_error_queue_overflow = 1u << 5,
 };
 
 }  // namespace cdpkit

@@ -16,7 +16,9 @@ enum : std::uint16_t {
   qs_two_stream_leaf = 22, ///< "quicksort.two_stream_leaf": two_stream's one-block sort of a small side
   qs_fast_range = 23,    ///< "quicksort.fast_range": fast's partition grid for a large bucket
   qs_fast_scatter = 24,  ///< "quicksort.fast_scatter": the scatter step after a range's counts
-  qs_fast_small = 25,    ///< "quicksort.fast_small": the drain, ONE grid over every queued small range
+  /// "quicksort.fast_small": fast's small ranges. No longer a launch site: the drain grid is
+  /// launched by the host after the recursion (ids are never reused: older profiles name it)
+  qs_fast_small = 25,
   qs_fast_copy = 26,     ///< "quicksort.fast_copy": a grid copying a large run of equal keys
   // probes
   qs_partition_probe = 28, ///< "quicksort.partition": the classification loop of a partition

@@ -107,7 +107,7 @@ struct scratch_counters {
   std::uint32_t arena_used;   ///< words taken from the offsets arena (atomic)
   std::uint32_t jobs_used;    ///< small-range jobs queued (atomic)
   std::uint32_t small_keys;   ///< keys in the queued jobs (atomic; the drain grid's work)
-  std::uint32_t outstanding;  ///< fast: tasks whose next level is not spawned yet (atomic)
+  std::uint32_t drain_next;   ///< fast: the next job a drain block takes (atomic)
   std::uint32_t pad_[59];
 };
 

@@ -3,8 +3,10 @@
 //
 //   sort_buffers          the caller's arrays (buffer 0, where the result ends) and the scratch
 //                         copy (buffer 1) that out-of-place partitions write into
-//   tile_sort             one block sorts <= tile_keys keys in shared memory (CUB block merge
-//                         sort), reading either buffer and writing buffer 0
+//   tile_sort             one block sorts <= tile_keys keys in shared memory (CUB block radix
+//                         sort over the bits in which the keys differ, for the shipped
+//                         comparators on arithmetic keys; CUB block merge sort otherwise),
+//                         reading either buffer and writing buffer 0
 //   splitters             a sample of 1024 keys sorted by one block, up to 127 splitters picked
 //                         from it, and the implicit search tree that classifies a key into one of
 //                         up to 255 buckets: 2i for keys between splitters i-1 and i, 2i+1 for
@@ -19,10 +21,12 @@
 
 #include <cdpkit/launch.cuh>
 #include <cdpkit/probe.cuh>
+#include <cdpkit/quicksort/agents/radix_tile.cuh>
 #include <cdpkit/quicksort/sites.hpp>
 #include <cdpkit/quicksort/tuning.hpp>
 
 #include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include <cstdint>
@@ -90,7 +94,26 @@ template <class T, class V, class Compare>
 struct tile_sort {
   using value_t = std::conditional_t<has_values<V>, V, cub::NullType>;
   using block_sort = cub::BlockMergeSort<T, block_threads, tile_items_per_thread, value_t>;
-  using temp_storage = typename block_sort::TempStorage;
+  using order = radix_order<T, Compare>;
+  static constexpr bool radix = order::enabled;
+  /// Bits of the radix path's keys (the key type itself where there is no radix path).
+  struct no_radix {
+    using bits_t = T;
+  };
+  using bits_t = typename std::conditional_t<radix, order, no_radix>::bits_t;
+  using radix_sort = cub::BlockRadixSort<bits_t, block_threads, tile_items_per_thread, value_t>;
+  /// The radix path covers up to 32 bits (8 passes); wider spans of 64-bit keys merge-sort.
+  static constexpr unsigned int radix_max_bits = 32;
+  static constexpr bool needs_merge = !radix || sizeof(bits_t) == 8;
+
+  struct empty {};
+  struct temp_storage {
+    union {
+      std::conditional_t<needs_merge, typename block_sort::TempStorage, empty> merge;
+      std::conditional_t<radix, typename radix_sort::TempStorage, empty> radix;
+    } sort;
+    bits_t diff;  ///< radix path: OR over the tile of each key's bits XOR the first key's
+  };
 
   /// Sort keys [begin, begin + n) of buffer `from` into the same range of buffer 0.
   /// Precondition: n <= tile_keys.
@@ -103,6 +126,90 @@ struct tile_sort {
       }
       return;
     }
+    if constexpr (radix) {
+      if (run_radix(temp, buf, from, begin, n)) return;
+    }
+    if constexpr (needs_merge) run_merge(temp, buf, from, begin, n, comp);
+  }
+
+  /// The radix path; false (nothing done) when the keys differ in more than radix_max_bits bits.
+  __device__ static bool run_radix(temp_storage& temp, const sort_buffers<T, V>& buf,
+                                   std::uint32_t from, std::uint32_t begin, std::uint32_t n) {
+    const T* src = buf.keys[from] + begin;
+    bits_t keys[tile_items_per_thread];
+    value_t values[tile_items_per_thread];
+    // Blocked arrangement: thread t holds keys [8t, 8t + 8). Past n, the slots hold all ones:
+    // they sort last, and after any valid key of the same bits, since the sort is stable and
+    // they come last in the blocked order.
+    const std::uint32_t first = threadIdx.x * tile_items_per_thread;
+    const bits_t u0 = order::to_bits(src[0]);
+    bits_t diff = 0;
+#pragma unroll
+    for (unsigned int k = 0; k < tile_items_per_thread; ++k) {
+      const std::uint32_t i = first + k;
+      keys[k] = ~bits_t{0};
+      if (i < n) {
+        keys[k] = order::to_bits(src[i]);
+        diff |= keys[k] ^ u0;
+        if constexpr (has_values<V>) values[k] = buf.values[from][begin + i];
+      }
+    }
+    if (threadIdx.x == 0) temp.diff = 0;
+    __syncthreads();
+    if constexpr (sizeof(bits_t) == 8) {
+      const auto lo = __reduce_or_sync(0xffffffffu, static_cast<std::uint32_t>(diff));
+      const auto hi = __reduce_or_sync(0xffffffffu, static_cast<std::uint32_t>(diff >> 32));
+      const bits_t w = (static_cast<bits_t>(hi) << 32) | lo;
+      if (lane_id() == 0 && w != 0) atomicOr(reinterpret_cast<unsigned long long*>(&temp.diff), w);
+    } else {
+      const bits_t w = __reduce_or_sync(0xffffffffu, diff);
+      if (lane_id() == 0 && w != 0) atomicOr(&temp.diff, w);
+    }
+    __syncthreads();
+    const bits_t all = temp.diff;
+    unsigned int end_bit = 0;
+    if constexpr (sizeof(bits_t) == 8) end_bit = all == 0 ? 0u : 64u - __clzll(static_cast<long long>(all));
+    else end_bit = all == 0 ? 0u : 32u - __clz(static_cast<int>(all));
+    if (end_bit > radix_max_bits) {
+      __syncthreads();  // every thread has read temp.diff before the merge path reuses nothing of it
+      return false;
+    }
+    if (end_bit > 0) {
+      if constexpr (has_values<V>) {
+        radix_sort(temp.sort.radix).SortBlockedToStriped(keys, values, 0, static_cast<int>(end_bit));
+      } else {
+        radix_sort(temp.sort.radix).SortBlockedToStriped(keys, 0, static_cast<int>(end_bit));
+      }
+      // striped now: thread t holds sorted positions t, t + 256, ... (coalesced stores)
+      T* dst = buf.keys[0] + begin;
+#pragma unroll
+      for (unsigned int k = 0; k < tile_items_per_thread; ++k) {
+        const std::uint32_t i = k * block_threads + threadIdx.x;
+        if (i < n) {
+          dst[i] = order::from_bits(keys[k]);
+          if constexpr (has_values<V>) buf.values[0][begin + i] = values[k];
+        }
+      }
+    } else if (from != 0) {
+      // every key has the same bits: in order already; only its place changes
+      T* dst = buf.keys[0] + begin;
+#pragma unroll
+      for (unsigned int k = 0; k < tile_items_per_thread; ++k) {
+        const std::uint32_t i = first + k;
+        if (i < n) {
+          dst[i] = src[i];
+          if constexpr (has_values<V>) buf.values[0][begin + i] = values[k];
+        }
+      }
+    }
+    __syncthreads();  // the temp storage is reused by the caller's next step
+    return true;
+  }
+
+  /// The merge path: any strict weak order.
+  __device__ static void run_merge(temp_storage& temp, const sort_buffers<T, V>& buf,
+                                   std::uint32_t from, std::uint32_t begin, std::uint32_t n,
+                                   const Compare& comp) {
     const T* src = buf.keys[from] + begin;
     T keys[tile_items_per_thread];
     value_t values[tile_items_per_thread];
@@ -124,9 +231,9 @@ struct tile_sort {
     for (unsigned int k = 0; k < tile_items_per_thread; ++k)
       if (first + k >= n) keys[k] = largest;
     if constexpr (has_values<V>) {
-      block_sort(temp).Sort(keys, values, comp, static_cast<int>(n), largest);
+      block_sort(temp.sort.merge).Sort(keys, values, comp, static_cast<int>(n), largest);
     } else {
-      block_sort(temp).Sort(keys, comp, static_cast<int>(n), largest);
+      block_sort(temp.sort.merge).Sort(keys, comp, static_cast<int>(n), largest);
     }
     T* dst = buf.keys[0] + begin;
 #pragma unroll

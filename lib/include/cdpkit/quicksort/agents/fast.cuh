@@ -15,17 +15,21 @@
 //   4. the scatter grid's last block spawns the next level: a child task per bucket larger than
 //      a medium range (depth + 1), a copy grid per large run of equal keys that must move home,
 //      and every other bucket goes to a queue of small ranges;
-//   5. the last task to finish its spawning (a count of outstanding tasks reaches 0: the whole
-//      partition tree is done) launches ONE drain grid over the queue as its next step (same
-//      depth; site quicksort.fast_small, a block per small range: block_sorter) — aggregation:
-//      the thousands of small ranges of a sort cost one pending launch and run as one full grid.
+//   5. once the whole partition tree is done (the host-launched root grid is complete only when
+//      all its descendants are), ONE drain grid, next on the caller's stream, sorts the queue: its
+//      blocks take the small ranges one at a time (block_sorter) — aggregation: the thousands of
+//      small ranges of a sort cost no launch at all and run as one full grid.
 //
 // Keys equal to a splitter form their own bucket, which is never sorted again: duplicates never
-// deepen the recursion. Whenever the launch layer refuses a launch (budget, depth, error) or a
-// pool is full, the work is not lost: a refused child task or copy grid becomes a job of the
-// drain grid (one block sorts or copies it, beside the others); a refused scatter step, a full
-// queue or a refused drain is done by the block that asked (the scatter loop, block_sorter, a
-// block copy): slower, never wrong.
+// deepen the recursion. Whenever the launch layer refuses a launch (budget, depth, error) or the
+// task pool or offsets arena is full, the work is not lost: the range becomes a job of the drain
+// grid (a refused child task or copy grid: that bucket; a refused scatter step: the whole task's
+// range, still unmoved), which one block sorts or copies beside the others: slower, never wrong.
+// The queue holds a job for every bucket of every task the pool can hold, so it never overflows
+// (if it did, a library bug, device_error_queue_overflow is raised and the call throws).
+//
+// The count and scatter grids stream the keys and hold no block-sort code: the fallbacks only
+// queue work, so the count kernel stays small enough (registers) for twice the resident blocks.
 
 #include <cdpkit/quicksort/agents/common.cuh>
 
@@ -95,8 +99,8 @@ struct fast_agent {
     return s;
   }
 
-  /// The count and scatter steps share one partition storage (a block that does the scatter
-  /// itself after its count reuses it).
+  /// The count and scatter steps' shared memory (host_driven's scatter kernel after a count in
+  /// the same kernel never happens: each step is its own grid).
   __device__ static partition_storage& partition_shared() { return shared().partition; }
   __device__ static typename sorter::storage& sorter_shared() { return shared().sort; }
 
@@ -149,13 +153,11 @@ struct fast_agent {
     if (!last_block(&t->count_done, t->grid, s.last)) return;
     // 2. the last block: bucket starts, then the scatter as the next step of this level
     scan_counts(t);
-    const args_t args = a;
-    const launch_result r = launch_step_once(ctx, args, t);
-    if (!r) {
-      // not launched: this block scatters the whole range itself, then spawns the next level
-      for (std::uint32_t b = 0; b < t->grid; ++b) scatter_block<false>(ctx, a, t, b);
-      record_inline(ctx, sites::qs_fast_scatter, t->size);
-      spawn(ctx, a, t);
+    if (threadIdx.x == 0) {
+      const launch_result r = launch_step(ctx, sites::qs_fast_scatter, dim3(t->grid),
+                                          dim3(block_threads), scatter_body{a, t}, t->size);
+      // not launched: the range, not moved yet, is sorted by one block of the drain grid
+      if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
     }
     }
   }
@@ -172,13 +174,10 @@ struct fast_agent {
     return flag;
   }
 
-  __device__ static void record_inline(const launch_context& ctx, std::uint16_t site,
-                                       std::uint64_t n) {
-    if (threadIdx.x == 0) record_inline_items(ctx, site, n);
-  }
-
   /// The count and scatter passes stream keys: enough resident blocks matter more than the
-  /// registers of their rare inline paths.
+  /// registers of their rare paths. The count kernel holds no scatter (it needs about 40
+  /// registers): six blocks per SM; the scatter's reorder in shared memory needs about 72: three.
+  static constexpr unsigned int count_min_blocks = 6;
   static constexpr unsigned int pass_min_blocks = 3;
   /// The block sorts (partitions and tile sorts in shared memory) are latency-bound: three
   /// resident blocks per SM overlap them.
@@ -193,19 +192,6 @@ struct fast_agent {
       scatter_block<true>(self, a, t, blockIdx.x);
     }
   };
-
-  /// Thread 0 asks for the scatter grid; every thread gets the outcome.
-  __device__ static launch_result launch_step_once(const launch_context& ctx, const args_t& a,
-                                                   task_t* t) {
-    __shared__ launch_result result;
-    if (threadIdx.x == 0)
-      result = launch_step(ctx, sites::qs_fast_scatter, dim3(t->grid), dim3(block_threads),
-                           scatter_body{a, t}, t->size);
-    __syncthreads();
-    const launch_result r = result;
-    __syncthreads();
-    return r;
-  }
 
   // -- 3. scatter ------------------------------------------------------------------------------
   template <bool InGrid>
@@ -257,7 +243,8 @@ struct fast_agent {
     }
   }
 
-  /// The drain grid: block k runs job k of the queue, or (host-launched, one block) `only`.
+  /// host_driven's small-range grid: block k runs job k of the queue, or (one block) `only`:
+  /// a whole sort of at most a medium range.
   struct drain_body {
     static constexpr unsigned int max_block_threads = block_threads;
     static constexpr unsigned int min_blocks_per_sm = sort_min_blocks;
@@ -271,7 +258,7 @@ struct fast_agent {
 
   struct count_body {
     static constexpr unsigned int max_block_threads = block_threads;
-    static constexpr unsigned int min_blocks_per_sm = pass_min_blocks;
+    static constexpr unsigned int min_blocks_per_sm = count_min_blocks;
     args_t a;
     task_t* t;
     __device__ void operator()(const launch_context& self) const {
@@ -317,103 +304,74 @@ struct fast_agent {
     }
   };
 
-  /// Run by one whole block once task t is partitioned: its buckets' children, then the task's
-  /// end (the last one launches the drain grid).
+  /// Run by one whole block once task t is partitioned: a thread per bucket queues a small one
+  /// and asks for a large one's child grid (a task, or a copy grid for a run of equal keys);
+  /// what is not launched is queued as well.
   __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
-    __shared__ bool done_inline[max_buckets];
     const unsigned int buckets = 2 * ((1u << t->levels) - 1) + 1;
     const std::uint32_t to = 1 - t->which;
-    // a. a thread per bucket: queue a small one, ask for a large one's child (task or copy grid)
     for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) {
-      done_inline[b] = false;
       const std::uint32_t begin = t->begin + t->start[b];
       const std::uint32_t n = t->start[b + 1] - t->start[b];
       const small_job job{begin, n, to | (b % 2 == 1 ? 2u : 0u)};
+      bool launched = false;
       switch (action_of(b, n, to)) {
         case bucket_action::small_sort:
-        case bucket_action::small_copy: done_inline[b] = !enqueue(a, job); break;
+        case bucket_action::small_copy: break;
         case bucket_action::child_task: {
           task_t* child = new_task(a, begin, n, to);
-          bool launched = false;
-          if (child != nullptr) {
-            atomicAdd(&a.counters->outstanding, 1u);  // before the child can finish
-            launched = static_cast<bool>(
-                launch_child(ctx, sites::qs_fast_range, dim3(child->grid), dim3(block_threads),
-                             stream_kind::fire_and_forget, count_body{a, child}, 0u, n));
-            if (!launched) atomicSub(&a.counters->outstanding, 1u);
-          }
-          // not launched: a job of the drain grid (one block sorts it, beside the others),
-          // or, with the queue full, this block now
-          if (!launched) done_inline[b] = !enqueue(a, job);
+          launched = child != nullptr &&
+                     static_cast<bool>(launch_child(ctx, sites::qs_fast_range, dim3(child->grid),
+                                                    dim3(block_threads),
+                                                    stream_kind::fire_and_forget,
+                                                    count_body{a, child}, 0u, n));
           break;
         }
         case bucket_action::copy_grid:
-          if (!launch_items(ctx, sites::qs_fast_copy, n, block_threads,
-                            stream_kind::fire_and_forget, copy_items{a.buf, begin}))
-            done_inline[b] = !enqueue(a, job);
+          launched = static_cast<bool>(launch_items(ctx, sites::qs_fast_copy, n, block_threads,
+                                                    stream_kind::fire_and_forget,
+                                                    copy_items{a.buf, begin}));
           break;
-        default: break;
+        default: continue;  // empty, or equal keys already home
       }
+      // small, or not launched: a job of the drain grid
+      if (!launched) enqueue(ctx, a, job);
     }
-    __syncthreads();
-    // b. what was not launched or queued, this block does now
-    for (unsigned int b = 0; b < buckets; ++b) {
-      if (!done_inline[b]) continue;
-      const std::uint32_t begin = t->begin + t->start[b];
-      const std::uint32_t n = t->start[b + 1] - t->start[b];
-      const bool copy = b % 2 == 1;
-      run_job(ctx, a, small_job{begin, n, to | (copy ? 2u : 0u)});
-      record_inline(ctx,
-                    copy ? sites::qs_fast_copy
-                         : (n <= medium_keys ? sites::qs_fast_small : sites::qs_fast_range),
-                    n);
-    }
-    // c. this task is done spawning; the last one drains the queue
-    finish_task(ctx, a);
   }
 
-  /// Queue a job for the drain grid (any thread); false when the queue is full.
-  __device__ static bool enqueue(const args_t& a, const small_job& job) {
+  /// Queue a job for the drain grid (any thread). The queue is sized for every bucket of every
+  /// task record, so it never fills; should it, the job is lost: device_error_queue_overflow.
+  __device__ static void enqueue(const launch_context& ctx, const args_t& a, const small_job& job) {
     const std::uint32_t k = atomicAdd(&a.counters->jobs_used, 1u);
-    if (k >= a.job_capacity) return false;
+    if (k >= a.job_capacity) {
+      raise_device_error(ctx, device_error_queue_overflow);
+      return;
+    }
     a.jobs[k] = job;
     atomicAdd(&a.counters->small_keys, job.size);
-    return true;
   }
 
-  /// One task less outstanding; at zero every partition is done and every small range queued:
-  /// launch the drain grid (or, refused, run the queue in this block).
-  __device__ static void finish_task(const launch_context& ctx, const args_t& a) {
-    __shared__ bool drain;
-    __shared__ std::uint32_t jobs;
-    __shared__ launch_result result;
-    if (threadIdx.x == 0) {
-      __threadfence();  // this block's queued jobs before the count
-      drain = atomicSub(&a.counters->outstanding, 1u) == 1u;
-      if (drain) {
-        __threadfence();
-        const std::uint32_t used = __ldcg(&a.counters->jobs_used);
-        jobs = used < a.job_capacity ? used : a.job_capacity;
-        result = {launch_outcome::launched, cudaSuccess};
-        // the last pass of the sort, not a deeper level: launched at this task's depth, so the
-        // depth cap never refuses it (only the budget or a launch error can)
-        if (jobs > 0)
-          result = launch_step(ctx, sites::qs_fast_small, dim3(jobs), dim3(block_threads),
-                               drain_body{a, {}, false}, __ldcg(&a.counters->small_keys));
-      }
+  /// The drain grid's blocks: each takes the next job of the queue until none is left
+  /// (dynamic: the jobs range from one key to a medium range, or more after a fallback).
+  __device__ static void drain(const launch_context& ctx, const args_t& a) {
+    __shared__ std::uint32_t k;
+    const std::uint32_t jobs = a.counters->jobs_used < a.job_capacity ? a.counters->jobs_used
+                                                                      : a.job_capacity;
+    for (;;) {
+      if (threadIdx.x == 0) k = atomicAdd(&a.counters->drain_next, 1u);
+      __syncthreads();
+      const std::uint32_t mine = k;
+      if (mine >= jobs) return;
+      run_job(ctx, a, a.jobs[mine]);  // (synchronizes before k is written again)
     }
-    __syncthreads();
-    if (!drain || static_cast<bool>(result)) return;
-    for (std::uint32_t k = 0; k < jobs; ++k) run_job(ctx, a, a.jobs[k]);
-    record_inline(ctx, sites::qs_fast_small, __ldcg(&a.counters->small_keys));
   }
 };
 
 // ---- thin kernels ------------------------------------------------------------------------------
 
-/// Root task record: the whole range in buffer 0. (The root's count grid is the children's
-/// kernel, bounded_child_entry_kernel<count_body>, launched by the host with the root context;
-/// so is a sort of at most a medium range: the drain kernel with one job.)
+/// Root task record: the whole range in buffer 0, and an empty queue. (The root's count grid is
+/// the children's kernel, bounded_child_entry_kernel<count_body>, launched by the host with the
+/// root context.)
 template <class T, class V, class Compare>
 __global__ void __launch_bounds__(block_threads)
     fast_init_kernel(fast_args<T, V, Compare> a, std::uint32_t n) {
@@ -439,8 +397,16 @@ __global__ void __launch_bounds__(block_threads)
     a.counters->arena_used = grid * buckets;
     a.counters->jobs_used = 0;
     a.counters->small_keys = 0;
-    a.counters->outstanding = 1;  // the root
+    a.counters->drain_next = 0;
   }
+}
+
+/// fast's drain grid: launched by the host right after the root's count grid on the same
+/// stream, so it starts once the whole partition tree (every descendant grid) is complete.
+template <class T, class V, class Compare>
+__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::sort_min_blocks)
+    fast_drain_kernel(launch_context ctx, fast_args<T, V, Compare> a) {
+  fast_agent<T, V, Compare>::drain(ctx, a);
 }
 
 }  // namespace cdpkit::quicksort_detail
