@@ -18,6 +18,7 @@
 #include <cdpkit/launch.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/quicksort.hpp>
+#include <cdpkit/quicksort/agents/radix_tile.cuh>
 #include <cdpkit/quicksort/tuning.hpp>
 #include <cdpkit/wait.hpp>
 
@@ -320,6 +321,75 @@ struct traced_run {
 }  // namespace
 
 #define CDPKIT_SORT_KEY_TYPES std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double
+
+/// Keys to check an order mapping on: the type's extremes and a spread of values; for floating
+/// point also signed zeros, infinities, subnormals and NaNs of both signs with several payloads.
+template <class T>
+std::vector<T> order_probe_keys() {
+  using L = std::numeric_limits<T>;
+  std::vector<T> v = {L::lowest(), L::max(), L::min(), T(0), T(1), T(2), T(100), T(101)};
+  if constexpr (std::is_signed_v<T>) v.insert(v.end(), {T(-1), T(-2), T(-100), T(-101)});
+  std::uint64_t x = 0x2545f4914f6cdd1dull;
+  for (int k = 0; k < 48; ++k) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    using U = cdpkit::quicksort_detail::radix_bits_t<T>;
+    const U b = static_cast<U>(x);
+    T t;
+    std::memcpy(&t, &b, sizeof t);  // any bit pattern: for floats also NaNs and subnormals
+    v.push_back(t);
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    v.insert(v.end(), {T(-0.0), L::infinity(), -L::infinity(), L::denorm_min(), -L::denorm_min(),
+                       -L::min(), T(-1.5), T(1.5), L::quiet_NaN(), -L::quiet_NaN(),
+                       L::signaling_NaN(), -L::signaling_NaN()});
+  }
+  return v;
+}
+
+template <class T>
+bool is_nan(T x) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(x);
+  return false;
+}
+
+/// Whether radix_order<T, C> orders the probe keys as C does: a < b by C means bits(a) < bits(b);
+/// (with exact = true, also the converse: a total order); every key maps back bit for bit.
+template <class T, class C>
+void check_radix_order(bool exact) {
+  using order = cdpkit::quicksort_detail::radix_order<T, C>;
+  static_assert(order::enabled, "the shipped comparators on arithmetic keys take the radix path");
+  const auto keys = order_probe_keys<T>();
+  const C comp{};
+  std::uint64_t wrong = 0, lost = 0;
+  for (const T a : keys) {
+    lost += bits(order::from_bits(order::to_bits(a))) != bits(a);
+    for (const T b : keys) {
+      if (!exact && (is_nan(a) || is_nan(b))) continue;  // < does not order NaN
+      const bool by_comp = comp(a, b);
+      const bool by_bits = order::to_bits(a) < order::to_bits(b);
+      wrong += exact ? by_comp != by_bits : (by_comp && !by_bits);
+    }
+  }
+  CHECK(lost == 0u);
+  CHECK(wrong == 0u);
+}
+
+TEST_CASE_TEMPLATE("the tile sort's radix keys order like less, greater and total_order_less and map back bit for bit",
+                   T, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double) {
+  // less and greater: a refinement (floats: -0.0 before +0.0, which they call equivalent);
+  // integers and total_order_less: exactly the same order
+  constexpr bool integral = std::is_integral_v<T>;
+  check_radix_order<T, cdpkit::less<T>>(integral);
+  check_radix_order<T, cdpkit::greater<T>>(integral);
+  check_radix_order<T, cdpkit::total_order_less<T>>(true);
+  struct by_magnitude {
+    bool operator()(T a, T b) const { return a * a < b * b; }
+  };
+  static_assert(!cdpkit::quicksort_detail::radix_order<T, by_magnitude>::enabled,
+                "any other comparator keeps the merge sort");
+}
 
 TEST_CASE("quicksort variant names round-trip and scratch sizes follow the variants") {
   const auto& all = cdpkit::all_quicksort_variants();
@@ -653,7 +723,6 @@ TEST_CASE("under a pending limit of 16 and a depth cap of 2 quicksort stays exac
       // fast: refused range grids become jobs of the drain grid (host-launched: never refused)
       const auto& range = trace.sites[cdpkit::sites::qs_fast_range];
       CHECK(range.requests > range.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)]);
-      CHECK(trace.sites[cdpkit::sites::qs_fast_small].requests == 0u);
     } else {
       CHECK(inline_items > 0u);  // the refused sides were sorted by their launchers
     }
@@ -684,7 +753,7 @@ TEST_CASE("with a depth cap of 0 fast still sorts: every large bucket becomes a 
   CHECK(trace.sites[cdpkit::sites::qs_fast_scatter].outcomes[launched] == 1u);
 }
 
-TEST_CASE("the trace shows each variant's recursion: range grids, aggregated small grids, sides" *
+TEST_CASE("the trace shows each variant's recursion: range grids and their scatter steps, sides" *
           CDPKIT_GPU_CASE) {
   auto& rt = cdpkit::default_runtime();
   const auto run = [&](quicksort_variant v, const std::vector<std::uint32_t>& keys,
@@ -706,7 +775,6 @@ TEST_CASE("the trace shows each variant's recursion: range grids, aggregated sma
     return std::make_pair(out, r);
   };
   using cdpkit::sites::qs_fast_range;
-  using cdpkit::sites::qs_fast_small;
   constexpr int launched = static_cast<int>(cdpkit::launch_outcome::launched);
   SUBCASE("fast on 2^24 uniform keys: range grids at depth 1, small buckets aggregated") {
     REQUIRE(large_n >= 2 * fast_one_level_keys);  // the root's buckets need range grids
@@ -721,8 +789,8 @@ TEST_CASE("the trace shows each variant's recursion: range grids, aggregated sma
     // a scatter step per range grid, and the root's
     CHECK(scatter.outcomes[launched] == range.outcomes[launched] + 1u);
     CHECK(t.trace.sites[cdpkit::sites::qs_partition_probe].probe_warps > 0u);
-    // aggregation: the thousands of small buckets cost no launch (one host-launched drain grid)
-    CHECK(t.trace.sites[qs_fast_small].requests == 0u);
+    // aggregation: the thousands of small buckets cost no launch (one host-launched drain grid):
+    // the only child grids are the range grids, their scatter steps and copy grids
     CHECK(t.summary.child_launches == range.outcomes[launched] + scatter.outcomes[launched] +
                                           t.trace.sites[cdpkit::sites::qs_fast_copy].outcomes[launched]);
     CHECK(r.host_levels == 0u);

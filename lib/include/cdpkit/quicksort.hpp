@@ -22,8 +22,9 @@
 //   thrust_merge  thrust::sort with a comparator functor (merge sort)
 //
 // Every CDP launch goes through the launch layer (cdpkit/launch.cuh): the depth cap, the pending
-// budget and launch errors make a child "not launched", and its launcher then sorts the range
-// itself. The result is always sorted and a permutation of the input: never wrong or partial.
+// budget and launch errors make a child "not launched", and the range is sorted without it (by
+// its launcher; in fast, by a block of the drain grid). The result is always sorted and a
+// permutation of the input: never wrong or partial.
 //
 // Comparators. Any strict weak order on the key type, as a functor callable on the device
 // (`__host__ __device__ bool operator()(const T&, const T&) const`). The library ships

@@ -16,7 +16,7 @@ namespace cdpkit::quicksort_detail {
 
 /// Threads per block of every quicksort kernel.
 inline constexpr unsigned int block_threads = 256;
-/// Keys per thread of the in-block tile sort (CUB block merge sort in shared memory).
+/// Keys per thread of the in-block tile sort (CUB block radix or merge sort in shared memory).
 inline constexpr unsigned int tile_items_per_thread = 8;
 /// Keys one block sorts in shared memory at once: a range this small is a leaf.
 inline constexpr std::uint32_t tile_keys = block_threads * tile_items_per_thread;  // 2048

@@ -12,10 +12,10 @@
 //                         up to 255 buckets: 2i for keys between splitters i-1 and i, 2i+1 for
 //                         keys equal to splitter i (three-way by construction)
 //   warp_aggregated_add   a shared-memory counter bumped once per warp and bucket
-//   block_sort_range      one block sorts a range of any size: its own multi-way partitions
+//   block_sorter          one block sorts a range of any size: its own multi-way partitions
 //                         (counts and cursors in shared memory), tile sorts for the leaves, an
-//                         explicit stack in shared memory; the inline fallback of every variant
-//                         when a child grid is not launched, and fast's small-range sort
+//                         explicit stack in shared memory; simple's and two_stream's fallback
+//                         when a child grid is not launched, and the sort of fast's drain jobs
 //
 // Every function here is called by all threads of a block (they synchronize), except where said.
 
@@ -171,7 +171,7 @@ struct tile_sort {
     if constexpr (sizeof(bits_t) == 8) end_bit = all == 0 ? 0u : 64u - __clzll(static_cast<long long>(all));
     else end_bit = all == 0 ? 0u : 32u - __clz(static_cast<int>(all));
     if (end_bit > radix_max_bits) {
-      __syncthreads();  // every thread has read temp.diff before the merge path reuses nothing of it
+      __syncthreads();  // (the merge path starts from a synchronized block)
       return false;
     }
     if (end_bit > 0) {

@@ -62,11 +62,13 @@ template <class T, bool Descending>
 struct arithmetic_radix_order {
   static constexpr bool enabled = radix_key_v<T>;
   using bits_t = radix_bits_t<T>;
-  __device__ static bits_t to_bits(T x) {
+  __host__ __device__ static bits_t to_bits(T x) {
     const bits_t b = ascending_bits(x);
     return Descending ? ~b : b;
   }
-  __device__ static T from_bits(bits_t b) { return from_ascending_bits<T>(Descending ? ~b : b); }
+  __host__ __device__ static T from_bits(bits_t b) {
+    return from_ascending_bits<T>(Descending ? ~b : b);
+  }
 };
 
 template <class T>
