@@ -440,7 +440,7 @@ void print_quicksort_results(std::ostream& out, const sort_case& c,
          "thrust_radix / vs thrust_merge: that yardstick's time / this variant's, same run (>1 = "
          "faster).\nchild launches, tiny % (child grids with < "
       << tiny_grid_work
-      << " work items), max depth, fallbacks (ranges sorted by their launcher instead), warp eff "
+      << " work items), max depth, fallbacks (refused launches: their ranges sorted without a child grid), warp eff "
          "(active lanes / 32 over the probed partition loops): one traced run.\ncheck: the "
          "output of the last timed run and of the traced run, key by key against the input "
          "sorted by thrust_merge"
