@@ -30,6 +30,11 @@
 //
 // The count and scatter grids stream the keys and hold no block-sort code: the fallbacks only
 // queue work, so the count kernel stays small enough (registers) for twice the resident blocks.
+//
+// Measured on an H200 (docs/design.md, "Device-launched grids and shared memory"): a grid the
+// device launches gets about one resident block per SM once its blocks use several KB of shared
+// memory, as these do (19.6 KB); so the children's count and scatter passes run about 2x slower
+// than the same kernels launched by the host (host_driven).
 
 #include <cdpkit/quicksort/agents/common.cuh>
 
