@@ -11,9 +11,11 @@
 //      static shared memory, 256-thread blocks, and 20 KiB with 1024-thread blocks; launched by
 //      the host, and by a one-thread parent through the launch layer (launch_step, a
 //      fire-and-forget grid at the parent's depth). Checked against the same hash on the host.
-//   2. quicksort fast's scatter grid (u32 keys, one range of --n keys, the real kernel) launched
-//      by the host and by the device (launch_step, and tail launch); checked as a permutation
-//      (sum, xor and a mixed-hash sum of the output equal the input's).
+//   2. quicksort fast's scatter grid (u32 keys, one range of 2^log2 keys, the real kernel) with
+//      256-thread blocks (as host_driven launches it) and child_pass_threads (as fast's
+//      device-launched grids have it), launched by the host and by the device (launch_step, and
+//      tail launch); checked as a permutation (sum, xor and a mixed-hash sum of the output equal
+//      the input's).
 //
 //   child_occupancy_bench --json child_occupancy.json
 //   child_occupancy_bench --log2 24 --reps 3
@@ -35,6 +37,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -303,10 +306,6 @@ int main(int argc, char** argv) {
       const std::uint32_t fb[2] = {0, pg};
       CDPKIT_CUDA_TRY(
           cudaMemcpy(first_block.data(), fb, sizeof fb, cudaMemcpyHostToDevice));
-      using P = probed<typename A::scatter_body>;
-      const P body{typename A::scatter_body{a, a.tasks}, times.data()};
-      cudaFuncAttributes fa{};
-      CDPKIT_CUDA_TRY(cudaFuncGetAttributes(&fa, cdpkit::bounded_child_entry_kernel<P>));
       // the root task, its count and scan (host_driven's kernels): untimed, before every run
       const auto prepare = [&] {
         qd::fast_init_kernel<<<1, qd::block_threads>>>(a, static_cast<std::uint32_t>(n));
@@ -330,25 +329,35 @@ int main(int argc, char** argv) {
         }
         return std::uint64_t{sum != want_sum || xr != want_xor || mix != want_mix};
       };
-      const std::string input = "quicksort_fast_scatter:u32:threads=" +
-                                std::to_string(qd::block_threads) +
-                                ":shared=" + std::to_string(fa.sharedSizeBytes);
-      for (int mode = 0; mode < 3; ++mode) {
-        auto [m, occ] = run(prepare, [&] {
-          if (mode == 0)
-            cdpkit::bounded_child_entry_kernel<P><<<pg, qd::block_threads>>>(root, body);
-          else
-            one_thread_parent<P><<<1, 1>>>(root, body, pg, mode == 2);
-        });
-        m.checked = true;
-        m.mismatches = check();
-        results.push_back({input,
-                           mode == 0   ? "host_launch"
-                           : mode == 1 ? "device_launch_step"
-                                       : "device_tail_launch",
-                           qd::block_threads, static_cast<unsigned int>(fa.sharedSizeBytes), m,
-                           occ});
-      }
+      // fast's scatter step as the host would launch it (256 threads) and as fast's
+      // device-launched grids have it (child_pass_threads)
+      const auto scatter_case = [&](auto threads) {
+        constexpr unsigned int bt = decltype(threads)::value;
+        using S = typename A::template scatter_body<bt>;
+        using P = probed<S>;
+        const P body{S{a, a.tasks}, times.data()};
+        cudaFuncAttributes fa{};
+        CDPKIT_CUDA_TRY(cudaFuncGetAttributes(&fa, cdpkit::bounded_child_entry_kernel<P>));
+        const std::string input = "quicksort_fast_scatter:u32:threads=" + std::to_string(bt) +
+                                  ":shared=" + std::to_string(fa.sharedSizeBytes);
+        for (int mode = 0; mode < 3; ++mode) {
+          auto [m, occ] = run(prepare, [&] {
+            if (mode == 0)
+              cdpkit::bounded_child_entry_kernel<P><<<pg, bt>>>(root, body);
+            else
+              one_thread_parent<P><<<1, 1>>>(root, body, pg, mode == 2);
+          });
+          m.checked = true;
+          m.mismatches = check();
+          results.push_back({input,
+                             mode == 0   ? "host_launch"
+                             : mode == 1 ? "device_launch_step"
+                                         : "device_tail_launch",
+                             bt, static_cast<unsigned int>(fa.sharedSizeBytes), m, occ});
+        }
+      };
+      scatter_case(std::integral_constant<unsigned int, qd::block_threads>{});
+      scatter_case(std::integral_constant<unsigned int, qd::child_pass_threads>{});
     }
 
     // the table and the rows

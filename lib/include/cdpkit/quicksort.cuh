@@ -370,7 +370,9 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
             root, drain{a, small_job{0, n32, 0}, true});
       } else if (o.variant == quicksort_variant::fast) {
         fast_init_kernel<<<1, block_threads, 0, stream>>>(a, n32);
-        using count = typename agent::count_body;
+        // (the root's count grid is host-launched: 256-thread blocks, six per SM; the grids the
+        // device launches have child_pass_threads)
+        using count = typename agent::template count_body<block_threads>;
         bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(
             root, count{a, a.tasks});
         // the drain: next on the stream, so it starts once the root grid and every descendant

@@ -16,6 +16,12 @@ namespace cdpkit::quicksort_detail {
 
 /// Threads per block of every quicksort kernel.
 inline constexpr unsigned int block_threads = 256;
+/// Threads per block of the partition passes (count, scatter) of the grids fast launches from
+/// the device: measured on an H200, a device-launched grid whose blocks use shared memory gets
+/// about one resident block per SM whatever fits (docs/design.md, "Device-launched grids and
+/// shared memory"), so its blocks are as large as a block can be. The host-launched passes
+/// (fast's root count grid, host_driven) keep block_threads and several blocks per SM.
+inline constexpr unsigned int child_pass_threads = 1024;
 /// Keys per thread of the in-block tile sort (CUB block radix or merge sort in shared memory).
 inline constexpr unsigned int tile_items_per_thread = 8;
 /// Keys one block sorts in shared memory at once: a range this small is a leaf.

@@ -283,10 +283,11 @@ struct splitter_set {
     return 2 * i + (equal ? 1u : 0u);
   }
 
-  /// Fill `tree` from `sorted` (thread-parallel; the caller synchronizes before and after).
+  /// Fill `tree` from `sorted` (thread-parallel, any block size; the caller synchronizes before
+  /// and after).
   __device__ void build_tree() {
     const unsigned int m = splitters();
-    for (unsigned int node = threadIdx.x + 1; node <= m; node += block_threads) {
+    for (unsigned int node = threadIdx.x + 1; node <= m; node += blockDim.x) {
       const unsigned int depth = 31 - __clz(node);
       const unsigned int pos = node - (1u << depth);
       tree[node] = sorted[(2 * pos + 1) * (1u << (levels - 1 - depth)) - 1];
@@ -294,9 +295,13 @@ struct splitter_set {
   }
 };
 
-template <class T, class Compare>
+/// BlockThreads threads sort the sample: the same sample_keys positions whatever the block size
+/// (thread t draws positions t * items .. t * items + items - 1), so the same splitters.
+template <class T, class Compare, unsigned int BlockThreads = block_threads>
 struct sample_sort {
-  using block_sort = cub::BlockMergeSort<T, block_threads, sample_items_per_thread>;
+  static_assert(sample_keys % BlockThreads == 0, "the sample is a whole number of keys per thread");
+  static constexpr unsigned int items = sample_keys / BlockThreads;
+  using block_sort = cub::BlockMergeSort<T, BlockThreads, items>;
   union temp_storage {
     typename block_sort::TempStorage sort;
     T samples[sample_keys];
@@ -309,23 +314,23 @@ struct sample_sort {
   __device__ static void run(temp_storage& temp, splitter_set<T>& out, const T* src,
                              std::uint32_t n, std::uint32_t k, std::uint64_t seed,
                              std::uint64_t task, const Compare& comp) {
-    T keys[sample_items_per_thread];
+    T keys[items];
 #pragma unroll
-    for (unsigned int j = 0; j < sample_items_per_thread; ++j) {
+    for (unsigned int j = 0; j < items; ++j) {
       const std::uint64_t h = mix64(seed ^ mix64(task * 0x9e3779b97f4a7c15ull +
-                                                 threadIdx.x * sample_items_per_thread + j));
+                                                 threadIdx.x * items + j));
       keys[j] = src[h % n];
     }
     block_sort(temp.sort).Sort(keys, comp);
     __syncthreads();
 #pragma unroll
-    for (unsigned int j = 0; j < sample_items_per_thread; ++j)
-      temp.samples[threadIdx.x * sample_items_per_thread + j] = keys[j];
+    for (unsigned int j = 0; j < items; ++j)
+      temp.samples[threadIdx.x * items + j] = keys[j];
     const unsigned int levels = tree_levels(k);
     if (threadIdx.x == 0) out.levels = levels;
     __syncthreads();
     const unsigned int m = (1u << levels) - 1;
-    for (unsigned int i = threadIdx.x; i < m; i += block_threads) {
+    for (unsigned int i = threadIdx.x; i < m; i += BlockThreads) {
       const unsigned int real = i < k - 1 ? i : k - 2;
       out.sorted[i] = temp.samples[(real + 1) * sample_keys / k];
     }
@@ -337,26 +342,30 @@ struct sample_sort {
 
 // ---- the partition passes, a tile at a time ----------------------------------------------------
 
-/// The count and scatter passes of a partition over keys [lo, hi) of a range, by one block, a
-/// tile of block_threads * 8 keys at a time: each thread loads its 8 keys of the tile at once
-/// (coalesced, 8 loads in flight), classifies them, and
+/// The count and scatter passes of a partition over keys [lo, hi) of a range, by one block of
+/// BlockThreads threads, a tile of 2048 keys at a time (8 keys per thread in 256-thread blocks, 2
+/// in 1024-thread blocks): each thread loads its keys of the tile at once (coalesced, all loads
+/// in flight), classifies them, and
 ///   count:   adds them to shared-memory bucket counters;
 ///   scatter: ranks them inside the tile by bucket (shared counters, a block scan), reorders the
 ///            tile by bucket in shared memory, and writes each bucket's run of the tile to its
 ///            place in the other buffer: consecutive threads write consecutive addresses.
-template <class T, class V, class Compare>
+template <class T, class V, class Compare, unsigned int BlockThreads = block_threads>
 struct partition_pass {
-  static constexpr unsigned int items = 8;
-  static constexpr std::uint32_t tile = block_threads * items;
+  static_assert(BlockThreads >= max_buckets + 1 && tile_keys % BlockThreads == 0,
+                "a thread per bucket; a whole number of keys per thread");
+  static constexpr unsigned int items = tile_keys / BlockThreads;
+  static constexpr std::uint32_t tile = tile_keys;
   using value_t = std::conditional_t<has_values<V>, V, char>;
-  using block_scan = cub::BlockScan<std::uint32_t, block_threads>;
+  using block_scan = cub::BlockScan<std::uint32_t, BlockThreads>;
+  static constexpr unsigned int bucket_slots = max_buckets + 1;
 
   struct storage {
     T keys[tile];
     value_t values[has_values<V> ? tile : 1];
     std::uint8_t bucket[tile];
-    std::uint32_t count[block_threads];
-    std::uint32_t start[block_threads];
+    std::uint32_t count[bucket_slots];  // per bucket of the tile (threads past them: none)
+    std::uint32_t start[bucket_slots];
     typename block_scan::TempStorage scan;
   };
   static_assert(max_buckets < 256, "bucket ids are stored in a byte");
@@ -370,12 +379,12 @@ struct partition_pass {
       T x[items];
 #pragma unroll
       for (unsigned int k = 0; k < items; ++k) {
-        const std::uint64_t i = base + k * block_threads + threadIdx.x;
+        const std::uint64_t i = base + k * BlockThreads + threadIdx.x;
         if (i < hi) x[k] = src[i];
       }
 #pragma unroll
       for (unsigned int k = 0; k < items; ++k) {
-        const std::uint64_t i = base + k * block_threads + threadIdx.x;
+        const std::uint64_t i = base + k * BlockThreads + threadIdx.x;
         if (i < hi) {
           probe.step();
           (void)warp_aggregated_add(counts, split.classify(x[k], comp));
@@ -399,31 +408,31 @@ struct partition_pass {
       std::uint32_t b[items], rank[items];
 #pragma unroll
       for (unsigned int k = 0; k < items; ++k) {
-        const std::uint32_t i = k * block_threads + threadIdx.x;
+        const std::uint32_t i = k * BlockThreads + threadIdx.x;
         if (i < n) {
           x[k] = src_keys[base + i];
           if constexpr (has_values<V>) v[k] = src_values[base + i];
         }
       }
-      st.count[threadIdx.x] = 0;
+      if (threadIdx.x < bucket_slots) st.count[threadIdx.x] = 0;
       __syncthreads();
 #pragma unroll
       for (unsigned int k = 0; k < items; ++k) {
-        const std::uint32_t i = k * block_threads + threadIdx.x;
+        const std::uint32_t i = k * BlockThreads + threadIdx.x;
         if (i < n) {
           b[k] = split.classify(x[k], comp);
           rank[k] = warp_aggregated_add(st.count, b[k]);
         }
       }
       __syncthreads();
-      const std::uint32_t mine = st.count[threadIdx.x];
+      const std::uint32_t mine = threadIdx.x < bucket_slots ? st.count[threadIdx.x] : 0u;
       std::uint32_t excl = 0;
       block_scan(st.scan).ExclusiveSum(mine, excl);
-      st.start[threadIdx.x] = excl;
+      if (threadIdx.x < bucket_slots) st.start[threadIdx.x] = excl;
       __syncthreads();
 #pragma unroll
       for (unsigned int k = 0; k < items; ++k) {
-        const std::uint32_t i = k * block_threads + threadIdx.x;
+        const std::uint32_t i = k * BlockThreads + threadIdx.x;
         if (i < n) {
           const std::uint32_t p = st.start[b[k]] + rank[k];
           st.keys[p] = x[k];
@@ -432,7 +441,7 @@ struct partition_pass {
         }
       }
       __syncthreads();
-      for (std::uint32_t j = threadIdx.x; j < n; j += block_threads) {
+      for (std::uint32_t j = threadIdx.x; j < n; j += BlockThreads) {
         const std::uint32_t bb = st.bucket[j];
         const std::uint32_t g = cursor[bb] + (j - st.start[bb]);
         dst_keys[g] = st.keys[j];

@@ -8,7 +8,8 @@
 //      memory, and adds its counts to the task's with ONE atomic per bucket (the value returned
 //      is the block's offset inside the bucket, kept for the scatter);
 //   2. the count grid's last block scans the counts and launches the scatter grid as the next
-//      step at the same depth (launch_step, site quicksort.fast_scatter);
+//      step at the same depth (launch_step, site quicksort.fast_scatter; 1024-thread blocks, as
+//      every grid the device launches here: see below);
 //   3. scatter grid: every block classifies its keys again and writes each one to its bucket in
 //      the other buffer, at a position from a shared-memory cursor (one atomic per warp and
 //      bucket);
@@ -33,8 +34,10 @@
 //
 // Measured on an H200 (docs/design.md, "Device-launched grids and shared memory"): a grid the
 // device launches gets about one resident block per SM once its blocks use several KB of shared
-// memory, as these do (19.6 KB); so the children's count and scatter passes run about 2x slower
-// than the same kernels launched by the host (host_driven).
+// memory, as these do (15-44 KB). So the grids fast launches from the device (every count grid
+// but the root's, every scatter grid) have blocks of child_pass_threads = 1024 threads: the
+// scatter step of 2^26 keys takes 0.81 ms that way, 1.14 ms with 256-thread blocks (0.55 ms when
+// the host launches those). The host-launched root count grid keeps 256 threads, six per SM.
 
 #include <cdpkit/quicksort/agents/common.cuh>
 
@@ -84,30 +87,29 @@ struct fast_agent {
   using task_t = fast_task<key_storage_t<T>>;
   using sorter = block_sorter<T, V, Compare>;
 
+  /// The count and scatter steps' shared memory, for blocks of BlockThreads threads. The
+  /// partition kernels hold nothing else (no block-sort storage): the smaller the blocks' shared
+  /// memory, the more of them are resident.
+  template <unsigned int BlockThreads>
   struct partition_storage {
     union {
-      typename sample_sort<T, Compare>::temp_storage sample;
-      typename partition_pass<T, V, Compare>::storage pass;
+      typename sample_sort<T, Compare, BlockThreads>::temp_storage sample;
+      typename partition_pass<T, V, Compare, BlockThreads>::storage pass;
     } temp;
     splitter_set<T> split;
     std::uint32_t count[max_buckets];
     bool last;
   };
-  /// A block runs the block sorts (inline paths, the small grid) only after its own partition
-  /// steps are done: the two storages share the same shared memory.
-  union shared_storage {
-    partition_storage partition;
-    typename sorter::storage sort;
-  };
-  __device__ static shared_storage& shared() {
-    __shared__ shared_storage s;
+  template <unsigned int BlockThreads>
+  __device__ static partition_storage<BlockThreads>& partition_shared() {
+    __shared__ partition_storage<BlockThreads> s;
     return s;
   }
-
-  /// The count and scatter steps' shared memory (host_driven's scatter kernel after a count in
-  /// the same kernel never happens: each step is its own grid).
-  __device__ static partition_storage& partition_shared() { return shared().partition; }
-  __device__ static typename sorter::storage& sorter_shared() { return shared().sort; }
+  /// The drain's block sorts.
+  __device__ static typename sorter::storage& sorter_shared() {
+    __shared__ typename sorter::storage s;
+    return s;
+  }
 
   // -- 1. count --------------------------------------------------------------------------------
   /// Bucket starts from the counts (thread 0; the block synchronizes after).
@@ -127,29 +129,29 @@ struct fast_agent {
   /// Count block `blk` of task t. In a grid launched through the layer (InGrid), the last block
   /// to finish goes on with the scan and the scatter step; host_driven runs those itself (and
   /// its kernels hold no spawning code).
-  template <bool InGrid>
+  template <bool InGrid, unsigned int BlockThreads = block_threads>
   __device__ static void count_block(const launch_context& ctx, const args_t& a, task_t* t,
                                      std::uint32_t blk) {
-    partition_storage& s = partition_shared();
+    partition_storage<BlockThreads>& s = partition_shared<BlockThreads>();
     const T* src = a.buf.keys[t->which] + t->begin;
-    sample_sort<T, Compare>::run(s.temp.sample, s.split, src, t->size, t->wanted, a.seed, t->id,
+    sample_sort<T, Compare, BlockThreads>::run(s.temp.sample, s.split, src, t->size, t->wanted, a.seed, t->id,
                                  a.comp);
     const unsigned int buckets = s.split.buckets();
     if (blk == 0) {
-      for (unsigned int i = threadIdx.x; i < s.split.splitters(); i += block_threads) {
+      for (unsigned int i = threadIdx.x; i < s.split.splitters(); i += BlockThreads) {
         record_keys<T>(t->sorted)[i] = s.split.sorted[i];
         record_keys<T>(t->tree)[i + 1] = s.split.tree[i + 1];
       }
     }
-    for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) s.count[b] = 0;
+    for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads) s.count[b] = 0;
     __syncthreads();
     const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
     const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
-    partition_pass<T, V, Compare>::count(ctx, s.split, src, lo, hi, s.count, a.comp);
+    partition_pass<T, V, Compare, BlockThreads>::count(ctx, s.split, src, lo, hi, s.count, a.comp);
     __syncthreads();
     // one atomic per bucket and block; the old value is this block's offset inside the bucket
     std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * buckets;
-    for (unsigned int b = threadIdx.x; b < buckets; b += block_threads)
+    for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads)
       offsets[b] = s.count[b] != 0 ? atomicAdd(&t->count[b], s.count[b]) : 0u;
     if constexpr (!InGrid) {
       __syncthreads();
@@ -159,8 +161,9 @@ struct fast_agent {
     // 2. the last block: bucket starts, then the scatter as the next step of this level
     scan_counts(t);
     if (threadIdx.x == 0) {
-      const launch_result r = launch_step(ctx, sites::qs_fast_scatter, dim3(t->grid),
-                                          dim3(block_threads), scatter_body{a, t}, t->size);
+      const launch_result r =
+          launch_step(ctx, sites::qs_fast_scatter, dim3(t->grid), dim3(child_pass_threads),
+                      scatter_body<child_pass_threads>{a, t}, t->size);
       // not launched: the range, not moved yet, is sorted by one block of the drain grid
       if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
     }
@@ -180,40 +183,44 @@ struct fast_agent {
   }
 
   /// The count and scatter passes stream keys: enough resident blocks matter more than the
-  /// registers of their rare paths. The count kernel holds no scatter (it needs about 40
-  /// registers): six blocks per SM; the scatter's reorder in shared memory needs about 72: three.
+  /// registers of their rare paths. The host-launched count kernel (256 threads) holds no
+  /// scatter (about 40 registers): six blocks per SM; host_driven's scatter (about 72): three.
+  /// The device-launched passes have blocks of child_pass_threads (one per SM: 64 registers).
   static constexpr unsigned int count_min_blocks = 6;
   static constexpr unsigned int pass_min_blocks = 3;
   /// The block sorts (partitions and tile sorts in shared memory) are latency-bound: three
   /// resident blocks per SM overlap them.
   static constexpr unsigned int sort_min_blocks = 3;
+  template <unsigned int BlockThreads, unsigned int MinBlocks>
+  static constexpr unsigned int min_blocks_for = BlockThreads == block_threads ? MinBlocks : 1;
 
+  template <unsigned int BlockThreads>
   struct scatter_body {
-    static constexpr unsigned int max_block_threads = block_threads;
-    static constexpr unsigned int min_blocks_per_sm = pass_min_blocks;
+    static constexpr unsigned int max_block_threads = BlockThreads;
+    static constexpr unsigned int min_blocks_per_sm = min_blocks_for<BlockThreads, pass_min_blocks>;
     args_t a;
     task_t* t;
     __device__ void operator()(const launch_context& self) const {
-      scatter_block<true>(self, a, t, blockIdx.x);
+      scatter_block<true, BlockThreads>(self, a, t, blockIdx.x);
     }
   };
 
   // -- 3. scatter ------------------------------------------------------------------------------
-  template <bool InGrid>
+  template <bool InGrid, unsigned int BlockThreads = block_threads>
   __device__ static void scatter_block(const launch_context& ctx, const args_t& a, task_t* t,
                                        std::uint32_t blk) {
-    partition_storage& s = partition_shared();
+    partition_storage<BlockThreads>& s = partition_shared<BlockThreads>();
     __syncthreads();  // (the storage may still be read by the caller's previous step)
     if (threadIdx.x == 0) s.split.levels = t->levels;
     __syncthreads();
     const unsigned int m = s.split.splitters();
     const unsigned int buckets = s.split.buckets();
-    for (unsigned int i = threadIdx.x; i < m; i += block_threads) {
+    for (unsigned int i = threadIdx.x; i < m; i += BlockThreads) {
       s.split.sorted[i] = record_keys<T>(t->sorted)[i];
       s.split.tree[i + 1] = record_keys<T>(t->tree)[i + 1];
     }
     const std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * buckets;
-    for (unsigned int b = threadIdx.x; b < buckets; b += block_threads)
+    for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads)
       s.count[b] = t->start[b] + offsets[b];
     __syncthreads();
     const std::uint32_t from = t->which, to = 1 - t->which;
@@ -225,13 +232,13 @@ struct fast_agent {
       src_values = a.buf.values[from] + t->begin;
       dst_values = a.buf.values[to] + t->begin;
     }
-    partition_pass<T, V, Compare>::scatter(s.temp.pass, s.split, a.buf.keys[from] + t->begin,
+    partition_pass<T, V, Compare, BlockThreads>::scatter(s.temp.pass, s.split, a.buf.keys[from] + t->begin,
                                            src_values, a.buf.keys[to] + t->begin, dst_values, lo,
                                            hi, s.count, buckets, a.comp);
     if constexpr (!InGrid) {
       __syncthreads();
     } else {
-      if (last_block(&t->scatter_done, t->grid, s.last)) spawn(ctx, a, t);
+      if (last_block(&t->scatter_done, t->grid, s.last)) spawn<BlockThreads>(ctx, a, t);
     }
   }
 
@@ -261,13 +268,14 @@ struct fast_agent {
     }
   };
 
+  template <unsigned int BlockThreads>
   struct count_body {
-    static constexpr unsigned int max_block_threads = block_threads;
-    static constexpr unsigned int min_blocks_per_sm = count_min_blocks;
+    static constexpr unsigned int max_block_threads = BlockThreads;
+    static constexpr unsigned int min_blocks_per_sm = min_blocks_for<BlockThreads, count_min_blocks>;
     args_t a;
     task_t* t;
     __device__ void operator()(const launch_context& self) const {
-      count_block<true>(self, a, t, blockIdx.x);
+      count_block<true, BlockThreads>(self, a, t, blockIdx.x);
     }
   };
 
@@ -312,10 +320,11 @@ struct fast_agent {
   /// Run by one whole block once task t is partitioned: a thread per bucket queues a small one
   /// and asks for a large one's child grid (a task, or a copy grid for a run of equal keys);
   /// what is not launched is queued as well.
+  template <unsigned int BlockThreads>
   __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
     const unsigned int buckets = 2 * ((1u << t->levels) - 1) + 1;
     const std::uint32_t to = 1 - t->which;
-    for (unsigned int b = threadIdx.x; b < buckets; b += block_threads) {
+    for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads) {
       const std::uint32_t begin = t->begin + t->start[b];
       const std::uint32_t n = t->start[b + 1] - t->start[b];
       const small_job job{begin, n, to | (b % 2 == 1 ? 2u : 0u)};
@@ -327,9 +336,10 @@ struct fast_agent {
           task_t* child = new_task(a, begin, n, to);
           launched = child != nullptr &&
                      static_cast<bool>(launch_child(ctx, sites::qs_fast_range, dim3(child->grid),
-                                                    dim3(block_threads),
+                                                    dim3(child_pass_threads),
                                                     stream_kind::fire_and_forget,
-                                                    count_body{a, child}, 0u, n));
+                                                    count_body<child_pass_threads>{a, child}, 0u,
+                                                    n));
           break;
         }
         case bucket_action::copy_grid:
@@ -375,7 +385,7 @@ struct fast_agent {
 // ---- thin kernels ------------------------------------------------------------------------------
 
 /// Root task record: the whole range in buffer 0, and an empty queue. (The root's count grid is
-/// the children's kernel, bounded_child_entry_kernel<count_body>, launched by the host with the
+/// the children's kernel, bounded_child_entry_kernel<count_body<block_threads>>, launched by the host with the
 /// root context.)
 template <class T, class V, class Compare>
 __global__ void __launch_bounds__(block_threads)
