@@ -12,10 +12,10 @@
 //      the host, and by a one-thread parent through the launch layer (launch_step, a
 //      fire-and-forget grid at the parent's depth). Checked against the same hash on the host.
 //   2. quicksort fast's scatter grid (u32 keys, one range of 2^log2 keys, the real kernel) with
-//      256-thread blocks (as host_driven launches it) and child_pass_threads (as fast's
-//      device-launched grids have it), launched by the host and by the device (launch_step, and
-//      tail launch); checked as a permutation (sum, xor and a mixed-hash sum of the output equal
-//      the input's).
+//      256-thread blocks (what fast launched before its device-launched grids got larger blocks)
+//      and child_pass_threads (what it launches now), launched by the host and by the device
+//      (launch_step, and tail launch); checked as a permutation (sum, xor and a mixed-hash sum of
+//      the output equal the input's) whose every key lies in its bucket (from the task record).
 //
 //   child_occupancy_bench --json child_occupancy.json
 //   child_occupancy_bench --log2 24 --reps 3
@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <string>
@@ -166,6 +167,19 @@ occupancy occupancy_of(const std::vector<block_time>& v) {
   return o;
 }
 
+/// A CUDA event, destroyed with its scope (also when a check throws).
+class cuda_event {
+ public:
+  cuda_event() { CDPKIT_CUDA_TRY(cudaEventCreate(&e_)); }
+  ~cuda_event() { (void)cudaEventDestroy(e_); }
+  cuda_event(const cuda_event&) = delete;
+  cuda_event& operator=(const cuda_event&) = delete;
+  [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }
+
+ private:
+  cudaEvent_t e_{};
+};
+
 struct result {
   std::string input, variant;
   unsigned int threads, shared_bytes;
@@ -195,8 +209,9 @@ int main(int argc, char** argv) {
     cdpkit::launch_runtime runtime(config);
     const launch_context root = runtime.root_context();
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
-    int sm_count = 0;
-    CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+    int device = 0, sm_count = 0;
+    CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+    CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
 
     const std::string what = "the 2^" + std::to_string(log2) + " keys of child_occupancy_bench";
     cdpkit::require_host_memory(8 * n, what);
@@ -219,9 +234,8 @@ int main(int argc, char** argv) {
     // time `enqueue` reps times (after one warm-up), keep the last run's block records
     const auto run = [&](const std::function<void()>& prepare,
                          const std::function<void()>& enqueue) {
-      cudaEvent_t e0, e1;
-      CDPKIT_CUDA_TRY(cudaEventCreate(&e0));
-      CDPKIT_CUDA_TRY(cudaEventCreate(&e1));
+      const cuda_event start, stop;
+      const cudaEvent_t e0 = start.get(), e1 = stop.get();
       cdpkit::harness::measurement m;
       for (int r = -1; r < reps; ++r) {
         if (prepare) prepare();
@@ -234,8 +248,6 @@ int main(int argc, char** argv) {
         CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, e0, e1));
         if (r >= 0) m.time.samples_ms.push_back(ms);
       }
-      CDPKIT_CUDA_TRY(cudaEventDestroy(e0));
-      CDPKIT_CUDA_TRY(cudaEventDestroy(e1));
       CDPKIT_CHECK_DEVICE_ERRORS(runtime);
       m.time.reps = reps;
       m.time.median_ms = cdpkit::harness::median(m.time.samples_ms);
@@ -260,7 +272,10 @@ int main(int argc, char** argv) {
         for (std::uint64_t i = 0; i < n; ++i) bad += h_out[i] != hash32(h_in[i]);
         return bad;
       };
-      const auto clear = [&] { CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n)); };
+      const auto clear = [&] {
+        CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n));
+        CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
+      };
       for (const bool device : {false, true}) {
         auto [m, occ] = run(clear, [&] {
           if (device) one_thread_parent<P><<<1, 1>>>(root, body, grid, false);
@@ -306,8 +321,11 @@ int main(int argc, char** argv) {
       const std::uint32_t fb[2] = {0, pg};
       CDPKIT_CUDA_TRY(
           cudaMemcpy(first_block.data(), fb, sizeof fb, cudaMemcpyHostToDevice));
-      // the root task, its count and scan (host_driven's kernels): untimed, before every run
+      // the root task, its count and scan (host_driven's kernels), the output and the block
+      // records cleared: untimed, before every run
       const auto prepare = [&] {
+        CDPKIT_CUDA_TRY(cudaMemset(buf.keys[1], 0xff, 4 * n));
+        CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
         qd::fast_init_kernel<<<1, qd::block_threads>>>(a, static_cast<std::uint32_t>(n));
         qd::level_count_kernel<<<pg, qd::block_threads>>>(root, a, first_block.data(), 1u);
         qd::level_scan_kernel<<<1, qd::block_threads>>>(a);
@@ -319,15 +337,31 @@ int main(int argc, char** argv) {
         want_xor ^= k;
         want_mix += hash32(k ^ 0x9e3779b9u);
       }
-      const auto check = [&] {  // buffer 1 is a permutation of the input
+      // buffer 1 is a permutation of the input (sum, xor, mixed-hash sum), and every key lies
+      // in its bucket: bucket 2i between splitters i-1 and i, bucket 2i+1 equal to splitter i
+      const auto check = [&] {
         CDPKIT_CUDA_TRY(cudaMemcpy(h_out.data(), buf.keys[1], 4 * n, cudaMemcpyDeviceToHost));
-        std::uint64_t sum = 0, xr = 0, mix = 0;
+        qd::fast_task<T> task{};
+        CDPKIT_CUDA_TRY(cudaMemcpy(&task, a.tasks, sizeof task, cudaMemcpyDeviceToHost));
+        std::uint64_t sum = 0, xr = 0, mix = 0, misplaced = 0;
         for (const T k : h_out) {
           sum += k;
           xr ^= k;
           mix += hash32(k ^ 0x9e3779b9u);
         }
-        return std::uint64_t{sum != want_sum || xr != want_xor || mix != want_mix};
+        const unsigned int m = (1u << task.levels) - 1, buckets = 2 * m + 1;
+        if (task.start[buckets] != n) return std::uint64_t{n};
+        for (unsigned int b = 0; b < buckets; ++b) {
+          const unsigned int i = b / 2;
+          for (std::uint32_t j = task.start[b]; j < task.start[b + 1]; ++j) {
+            const T k = h_out[j];
+            const bool in = b % 2 == 1 ? k == task.sorted[i]
+                                       : (i == 0 || task.sorted[i - 1] < k) &&
+                                             (i == m || k < task.sorted[i]);
+            misplaced += in ? 0 : 1;
+          }
+        }
+        return misplaced + std::uint64_t{sum != want_sum || xr != want_xor || mix != want_mix};
       };
       // fast's scatter step as the host would launch it (256 threads) and as fast's
       // device-launched grids have it (child_pass_threads)

@@ -123,6 +123,86 @@ TEST_CASE("launch records link every child to the record of its parent" * CDPKIT
   }
 }
 
+namespace {
+
+/// Every block spins spin_ns on %globaltimer; thread 0 of block 0 launches `fanout` children of
+/// `blocks` blocks while depth < levels.
+struct timed_body {
+  int levels;
+  int fanout;
+  unsigned int blocks;
+  unsigned long long spin_ns;
+  cdpkit::stream_kind stream;
+  __device__ void operator()(const cdpkit::launch_context& self) const {
+    if (threadIdx.x == 0 && blockIdx.x == 0 && self.depth < levels)
+      for (int f = 0; f < fanout; ++f)
+        (void)cdpkit::launch_child(self, test_site, dim3(blocks), dim3(64), stream, *this);
+    unsigned long long t0 = 0, t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < spin_ns);
+  }
+};
+
+cdpkit::trace_snapshot run_timed(cdpkit::launch_runtime& rt, const timed_body& body) {
+  cdpkit::profiling::trace_session session(rt);
+  cdpkit::child_entry_kernel<timed_body><<<2, 64>>>(rt.root_context(), body);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  CDPKIT_WAIT_STREAM(nullptr, rt, "timed recursion");
+  CDPKIT_CHECK_DEVICE_ERRORS(rt);
+  return session.collect();
+}
+
+}  // namespace
+
+TEST_CASE("every launched child records when its first block started and its last block "
+          "finished, and a refused one records neither" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.max_depth = 2;  // depth 3 is refused
+  cdpkit::launch_runtime rt(config);
+  const unsigned long long spin = 20000;  // 20 us per block
+  const auto t = run_timed(rt, timed_body{3, 2, 4, spin, cdpkit::stream_kind::fire_and_forget});
+  REQUIRE(t.records.size() == 2u + 4u + 8u);
+  std::size_t timed = 0;
+  for (const auto& rec : t.records) {
+    CAPTURE(rec.id);
+    CAPTURE(rec.depth);
+    const bool launched = rec.outcome == static_cast<std::uint8_t>(cdpkit::launch_outcome::launched);
+    CHECK(launched == (rec.depth <= 2));
+    CHECK(cdpkit::has_execution_time(rec) == launched);
+    if (launched) {
+      ++timed;
+      CHECK(rec.start_ns >= rec.t_ns);               // it ran after it was asked for
+      CHECK(rec.end_ns - rec.start_ns >= spin);      // its blocks spun at least 20 us
+      CHECK(rec.end_ns - rec.start_ns < 1000000000ull);
+    } else {
+      CHECK(rec.start_ns == cdpkit::no_time_start);
+      CHECK(rec.end_ns == cdpkit::no_time_end);
+    }
+    if (rec.parent != cdpkit::no_record) {  // asked while its parent ran
+      REQUIRE(rec.parent < t.records.size());
+      const auto& parent = t.records[rec.parent];
+      CHECK(parent.start_ns <= rec.t_ns);
+      CHECK(rec.t_ns <= parent.end_ns);
+    }
+  }
+  CHECK(timed == 6u);
+}
+
+TEST_CASE("a tail-launched child starts after its parent's last block finished" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  const auto t = run_timed(rt, timed_body{2, 2, 3, 10000, cdpkit::stream_kind::tail});
+  REQUIRE(t.records.size() == 2u + 4u);
+  for (const auto& rec : t.records) {
+    CAPTURE(rec.id);
+    REQUIRE(cdpkit::has_execution_time(rec));
+    if (rec.parent == cdpkit::no_record) continue;
+    const auto& parent = t.records[rec.parent];
+    CHECK(rec.start_ns >= parent.end_ns);
+  }
+}
+
 TEST_CASE("the depth cap stops the recursion and counts the children done inline" *
           CDPKIT_GPU_CASE) {
   cdpkit::launch_config config;

@@ -160,6 +160,11 @@ void check_trace(const rep::trace_profile& t, const cdpkit::trace_snapshot& snap
     CHECK(a.stream == b.stream);
     CHECK(a.outcome == b.outcome);
     CHECK(a.error == b.error);
+    REQUIRE(cdpkit::has_execution_time(a) == cdpkit::has_execution_time(b));
+    if (cdpkit::has_execution_time(b)) {
+      CHECK(a.start_ns == b.start_ns);
+      CHECK(a.end_ns == b.end_ns);
+    }
   }
   // the summary the reports use is the profiler's
   const cdpkit::profiling::trace_summary expected = cdpkit::profiling::summarize(snap);
@@ -230,7 +235,8 @@ TEST_CASE("a trace built on the host goes through the profile writer and the rep
   s.pending_launch_limit = 4096;
   s.pending_budget = 2048;
   s.max_depth = 24;
-  s.records.push_back({123456789012345ull, 0, cdpkit::no_record, 4, 1024, 4096, 2, 1, 1, 0, 0});
+  s.records.push_back({123456789012345ull, 0, cdpkit::no_record, 4, 1024, 4096, 2, 1, 1, 0, 0,
+                       123456789012400ull, 123456789019400ull});
   s.records.push_back({123456789012999ull, 1, 0, 1, 32, 7, 2, 2, 3, 1, 0});
   s.records.push_back({123456789013999ull, 2, 1, 0, 256, 300, 2, 3, 0, 3, 69});
   SUBCASE("every record") {

@@ -19,9 +19,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -185,9 +187,9 @@ TEST_CASE("a valid profile is read into its runs sites and records") {
 TEST_CASE("malformed truncated and wrong-version profiles name the file and the field") {
   CHECK(parse_error(json::array()) == "p.json: /: expected a JSON object");
   auto doc = valid_profile();
-  doc["schema"] = "cdpkit-profile/3";
-  CHECK(parse_error(doc) == "p.json: /schema: unsupported schema 'cdpkit-profile/3' (this tool reads "
-                            "cdpkit-profile/2 and cdpkit-profile/1)");
+  doc["schema"] = "cdpkit-profile/4";
+  CHECK(parse_error(doc) == "p.json: /schema: unsupported schema 'cdpkit-profile/4' (this tool reads "
+                            "cdpkit-profile/3, cdpkit-profile/2 and cdpkit-profile/1)");
   doc = valid_profile();
   doc["runs"][1].erase("ms");
   CHECK(parse_error(doc) == "p.json: /runs/1/ms: missing");
@@ -279,6 +281,52 @@ TEST_CASE("the Chrome trace has a slice per record and a flow per parent link") 
   }
   CHECK(slices == 5u);
   CHECK(flows == 4u);
+}
+
+TEST_CASE("the Chrome trace draws measured child grids at their real durations on lanes that never overlap") {
+  auto p = rep::parse_profile(valid_profile(6).dump(), "p.json");
+  auto& records = p.runs[1].trace->records;
+  // depth 1: record 0 [2000, 9000); depth 2: 1, 2, 3 overlap in pairs, 4 after them; 5 refused
+  const std::uint64_t window[6][2] = {{2000, 9000}, {3000, 5000}, {4000, 6000}, {5000, 7000},
+                                      {8000, 8500}, {cdpkit::no_time_start, cdpkit::no_time_end}};
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    records[k].parent = k == 0 ? cdpkit::no_record : 0;
+    records[k].depth = k == 0 ? 1 : 2;
+    records[k].t_ns = 1000 + 100 * k;
+    records[k].start_ns = window[k][0];
+    records[k].end_ns = window[k][1];
+  }
+  records[5].outcome = static_cast<std::uint8_t>(cdpkit::launch_outcome::fallback_budget);
+  const auto trace = json::parse(rep::render_chrome_trace({p}));
+  std::map<int, std::vector<std::pair<double, double>>> by_track;  // tid -> [ts, ts + dur)
+  std::map<int, std::string> track_name;
+  std::size_t instants = 0, flow_starts = 0, flow_ends = 0;
+  std::vector<double> durations;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") {
+      by_track[e["tid"].get<int>()].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+      durations.push_back(e["dur"].get<double>());
+    }
+    if (e["ph"] == "i") ++instants;
+    if (e["ph"] == "s") ++flow_starts;
+    if (e["ph"] == "f") ++flow_ends;
+    if (e["ph"] == "M" && e["name"] == "thread_name") track_name[e["tid"].get<int>()] = e["args"]["name"];
+  }
+  CHECK(instants == 6u);     // every request, the refused one included
+  CHECK(durations.size() == 5u);  // every measured child grid, at its real duration (µs)
+  std::sort(durations.begin(), durations.end());
+  CHECK(durations == std::vector<double>{0.5, 2.0, 2.0, 2.0, 7.0});
+  CHECK(flow_starts == 4u);  // parent 0 -> children 1..4 (record 0's parent is the host grid)
+  CHECK(flow_ends == 4u);
+  std::size_t lanes_at_depth_2 = 0;
+  for (auto& [tid, slices] : by_track) {
+    CAPTURE(track_name[tid]);
+    std::sort(slices.begin(), slices.end());
+    for (std::size_t k = 1; k < slices.size(); ++k) CHECK(slices[k - 1].second <= slices[k].first);
+    if (track_name[tid].rfind("depth 2, lane", 0) == 0) ++lanes_at_depth_2;
+  }
+  CHECK(lanes_at_depth_2 == 2u);  // three windows overlap in pairs: two lanes suffice
+  CHECK(track_name.size() == 5u);  // depth 1: requests + 1 lane; depth 2: requests + 2 lanes
 }
 
 TEST_CASE("a million launch records keep the report small") {

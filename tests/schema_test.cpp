@@ -92,10 +92,11 @@ schema::profile constructed_profile() {
   c.probe.step_efficiency = 0.25;
   c.probe.mean_warp_efficiency = 0.25;
   t.sites = {s, c};
-  t.records.push_back({1000, 0, cdpkit::no_record, 1, 256, 600, 2, 1, 0, 0, 0});
-  t.records.push_back({1100, 1, 0, 1, 256, 5, 2, 2, 1, 0, 0});
-  t.records.push_back({1200, 2, 0, 1, 1024, 7, 2, 2, 3, 1, 0});
-  t.records.push_back({1300, 3, 1, 0, 0, 0, 2, 2, 0, 3, -69});
+  // launched children hold their execution window; refused ones none
+  t.records.push_back({1000, 0, cdpkit::no_record, 1, 256, 600, 2, 1, 0, 0, 0, 1010, 1900});
+  t.records.push_back({1100, 1, 0, 1, 256, 5, 2, 2, 1, 0, 0, 1120, 1150});
+  t.records.push_back({1200, 2, 0, 1, 1024, 7, 2, 2, 3, 1, 0, cdpkit::no_time_start, cdpkit::no_time_end});
+  t.records.push_back({1300, 3, 1, 0, 0, 0, 2, 2, 0, 3, -69, cdpkit::no_time_start, cdpkit::no_time_end});
   t.summary = schema::summarize(t);
   run.trace = t;
   p.runs = {base, run};
@@ -169,11 +170,22 @@ void check_same_summary(const schema::trace_summary& a, const schema::trace_summ
 }
 
 /// The same document as cdpkit-profile/1 wrote it: the old column name, none of the new fields.
+/// A trace's records as cdpkit-profile/2 and /1 write them: without start_ns and end_ns.
+void drop_execution_windows(json& records) {
+  records["fields"].erase(12);
+  records["fields"].erase(11);
+  for (auto& row : records["rows"]) {
+    row.erase(12);
+    row.erase(11);
+  }
+}
+
 json as_version_1(json doc) {
   doc["schema"] = "cdpkit-profile/1";
   for (auto& run : doc["runs"]) {
     run.erase("baseline");
     if (run["trace"].is_null()) continue;
+    drop_execution_windows(run["trace"]["records"]);
     auto& fields = run["trace"]["records"]["fields"];
     for (auto& f : fields)
       if (f == "child_block_threads") f = "block_threads";
@@ -203,7 +215,8 @@ TEST_CASE("the record columns are one table, in the order the rows are written")
     v1_names.push_back(f.v1_name);
   }
   CHECK(names == std::vector<std::string>{"id", "parent", "t_ns", "site", "depth", "blocks", "child_block_threads",
-                                          "work", "stream", "outcome", "error"});
+                                          "work", "stream", "outcome", "error", "start_ns", "end_ns"});
+  CHECK(schema::v2_record_field_count == 11u);
   CHECK(v1_names[6] == "block_threads");
   const json trace = schema::trace_json(*constructed_profile().runs[1].trace);
   CHECK(trace["records"]["fields"] == json(names));
@@ -214,7 +227,11 @@ TEST_CASE("the record columns are one table, in the order the rows are written")
   CHECK(row[8] == "fire_and_forget");
   CHECK(row[9] == "fallback_error");
   CHECK(row[10] == -69);
+  CHECK(row[11].is_null());  // not launched: no execution window
+  CHECK(row[12].is_null());
   CHECK(trace["records"]["rows"][0][1].is_null());  // no_record is written as null
+  CHECK(trace["records"]["rows"][0][11] == 1010);
+  CHECK(trace["records"]["rows"][0][12] == 1900);
 }
 
 TEST_CASE("a document written by the schema is read back with every field") {
@@ -222,7 +239,7 @@ TEST_CASE("a document written by the schema is read back with every field") {
   const json doc = schema::profile_json(p);
   CHECK(doc["schema"] == schema::profile_schema);
   const schema::profile q = schema::parse_profile(doc.dump(), "p.json");
-  CHECK(q.version == 2);
+  CHECK(q.version == 3);
   CHECK(q.path == "p.json");
   CHECK(q.program == p.program);
   CHECK(q.created == p.created);
@@ -332,7 +349,7 @@ TEST_CASE("the committed H200 fixture is cdpkit-profile/1 and still reads") {
   CHECK(child_probe);
   // written again, it is the current version and reads the same
   const schema::profile q = schema::parse_profile(schema::profile_json(p).dump(), "again.json");
-  CHECK(q.version == 2);
+  CHECK(q.version == 3);
   REQUIRE(q.runs.size() == p.runs.size());
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     CHECK(q.runs[k].baseline == p.runs[k].baseline);
@@ -343,12 +360,50 @@ TEST_CASE("the committed H200 fixture is cdpkit-profile/1 and still reads") {
   }
 }
 
-TEST_CASE("cdpkit-profile/2 requires its new fields and names the one that is wrong") {
+TEST_CASE("a cdpkit-profile/2 document still reads, its records without execution windows") {
+  json doc = schema::profile_json(constructed_profile());
+  doc["schema"] = "cdpkit-profile/2";
+  drop_execution_windows(doc["runs"][1]["trace"]["records"]);
+  const schema::profile p = schema::parse_profile(doc.dump(), "v2.json");
+  CHECK(p.version == 2);
+  REQUIRE(p.runs[1].trace.has_value());
+  REQUIRE(p.runs[1].trace->records.size() == 4u);
+  for (const auto& r : p.runs[1].trace->records) CHECK_FALSE(cdpkit::has_execution_time(r));
+  CHECK(p.runs[1].trace->records[1].work == 5u);
+  // a /2 document with /3's columns is refused, naming the columns it must have
+  json wide = schema::profile_json(constructed_profile());
+  wide["schema"] = "cdpkit-profile/2";
+  CHECK(parse_error(wide) == "p.json: /runs/1/trace/records/fields: expected the record fields id, parent, t_ns, "
+                             "site, depth, blocks, child_block_threads, work, stream, outcome, error");
+}
+
+TEST_CASE("a record's execution window is both times or neither, and never ends before it starts") {
+  const json doc = schema::profile_json(constructed_profile());
+  json d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][0][12] = nullptr;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/0/11: expected null: start_ns and end_ns are null "
+                          "together (a child not measured)");
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][2][11] = 5;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/2/11: expected null: start_ns and end_ns are null "
+                          "together (a child not measured)");
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][1][12] = 1119;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/1/12: expected end_ns >= start_ns (1120)");
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][1][11] = -1;
+  CHECK(parse_error(d).find("p.json: /runs/1/trace/records/rows/1/11: expected a non-negative integer") == 0);
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][1].erase(12);
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/1: expected a record row of 13 fields");
+}
+
+TEST_CASE("the current profile requires the fields of /2 and /3 and names the one that is wrong") {
   const json doc = schema::profile_json(constructed_profile());
   json d = doc;
   d["runs"][1]["trace"]["records"]["fields"][6] = "block_threads";
   CHECK(parse_error(d) == "p.json: /runs/1/trace/records/fields: expected the record fields id, parent, t_ns, site, "
-                          "depth, blocks, child_block_threads, work, stream, outcome, error");
+                          "depth, blocks, child_block_threads, work, stream, outcome, error, start_ns, end_ns");
   d = doc;
   d["runs"][1]["trace"]["sites"][0]["role"] = "driver";
   CHECK(parse_error(d) == "p.json: /runs/1/trace/sites/0/role: unknown site role 'driver' (launch, probe or child_probe)");

@@ -1,4 +1,4 @@
-// The profile JSON document (schema cdpkit-profile/2; profiling/README.md documents every field).
+// The profile JSON document (schema cdpkit-profile/3; profiling/README.md documents every field).
 // What goes into it and how it is written is the schema layer's (cdpkit/schema/profile.hpp):
 // this file fills it from the CUDA runtime, the library's site registry and a trace snapshot.
 

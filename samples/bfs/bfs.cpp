@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-sparse-ids", allow_sparse_ids,
                "accept graph files whose vertex ids far exceed their edge count (isolated "
                "vertices)");
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/2) here");
+  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/3) here");
   return cdpkit::harness::run_program("bfs", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("bfs sample");
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_bfs_variants(),

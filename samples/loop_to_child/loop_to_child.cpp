@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
   cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/2) here");
+  app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/3) here");
   return cdpkit::harness::run_program("loop_to_child", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("loop_to_child sample");
     seg.dist = cdpkit::harness::parse_segment_dist(dist_name);

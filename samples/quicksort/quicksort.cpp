@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
   cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/2) here");
+  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/3) here");
   return cdpkit::harness::run_program("quicksort", app, argc, argv, [&] {
     CDPKIT_NVTX_RANGE("quicksort sample");
     const auto type = cdpkit::harness::parse_sort_key_type(type_name);

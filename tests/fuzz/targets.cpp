@@ -6,7 +6,7 @@
 //    build in a moment, build_csr, symmetrized and not, checked against a reference built here
 //    from a std::set of edges.
 // 2. edge_list: the same for parse_edge_list.
-// 3. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/2 and /1); on success the findings, the HTML report and
+// 3. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/3, /2 and /1); on success the findings, the HTML report and
 //    the Chrome trace (which must be valid JSON). A format_error must name the file.
 //
 // A failed check throws check_failure, which the driver reports like a crash.
@@ -253,7 +253,7 @@ std::vector<named_input> profile_seeds() {
   const std::string current =
       schema::profile_json(schema::parse_profile(small_profile().dump(), "seed.json")).dump(1);
   return {{"small profile (cdpkit-profile/1)", small_profile().dump(1)},
-          {"small profile (cdpkit-profile/2)", current}};
+          {"small profile (cdpkit-profile/3)", current}};
 }
 
 }  // namespace

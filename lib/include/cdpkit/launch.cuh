@@ -116,12 +116,38 @@ __device__ inline void note_launch(launch_state* s) {
   *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
 }
 
-/// Called by every block of a child grid when its body is done; the last block gives back the
-/// child's budget.
+/// The stored launch record of a traced child grid, or null (not traced, or past the buffer).
+__device__ __forceinline__ launch_record* traced_record(const launch_context& ctx) {
+  return ctx.tracing && ctx.record < ctx.state->record_capacity ? ctx.state->records + ctx.record
+                                                                : nullptr;
+}
+
+__device__ __forceinline__ bool first_thread_of_block() {
+  return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+}
+
+/// Called by every block of a child grid before its body: a traced child's record keeps the
+/// earliest start of its blocks (one atomic per block, traced runs only).
+__device__ inline void child_block_begin(const launch_context& ctx) {
+  if (launch_record* r = traced_record(ctx)) {
+    if (first_thread_of_block())
+      atomicMin(reinterpret_cast<unsigned long long*>(&r->start_ns),
+                static_cast<unsigned long long>(global_timer_ns()));
+  }
+}
+
+/// Called by every block of a child grid when its body is done: a traced child's record keeps
+/// the latest end of its blocks; the last block gives back the child's budget.
 __device__ inline void child_block_done(const launch_context& ctx) {
-  if (ctx.slot == no_slot) return;
+  if (ctx.slot == no_slot && traced_record(ctx) == nullptr) return;
   __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+  if (launch_record* r = traced_record(ctx)) {
+    if (first_thread_of_block())
+      atomicMax(reinterpret_cast<unsigned long long*>(&r->end_ns),
+                static_cast<unsigned long long>(global_timer_ns()));
+  }
+  if (ctx.slot == no_slot) return;
+  if (first_thread_of_block()) {
     launch_state* s = ctx.state;
     launch_mirror* m = s->mirror;
     const std::uint32_t left = atomicSub(&s->slots[ctx.slot], 1u) - 1u;
@@ -203,6 +229,7 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
 /// Body: `__device__ void operator()(const launch_context& self) const`.
 template <class Body>
 __global__ void child_entry_kernel(launch_context self, Body body) {
+  detail::child_block_begin(self);
   body(self);
   detail::child_block_done(self);
 }
@@ -223,6 +250,7 @@ struct has_launch_bounds<Body, std::void_t<decltype(Body::max_block_threads),
 template <class Body>
 __global__ void __launch_bounds__(Body::max_block_threads, Body::min_blocks_per_sm)
     bounded_child_entry_kernel(launch_context self, Body body) {
+  detail::child_block_begin(self);
   body(self);
   detail::child_block_done(self);
 }
@@ -245,7 +273,15 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   const std::uint32_t blocks = blocks64 > 0xffffffffull ? 0u : static_cast<std::uint32_t>(blocks64);
   const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
   launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
-  if (parent.tracing) child.record = reserve_record(s);
+  if (parent.tracing) {
+    child.record = reserve_record(s);
+    // the execution window starts empty before the child can run (it is visible to the child:
+    // written before the launch by the launching thread)
+    if (child.record < s->record_capacity) {
+      s->records[child.record].start_ns = no_time_start;
+      s->records[child.record].end_ns = no_time_end;
+    }
+  }
 
   launch_result result{launch_outcome::launched, cudaSuccess};
   if (blocks == 0) {

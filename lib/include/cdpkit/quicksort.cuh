@@ -8,11 +8,11 @@
 //   simple       one thread at the root (simple_root_kernel), children through the layer
 //   two_stream   the root's task record, then its partition grid
 //   fast         one block for up to a medium range (the small-range kernel with one job);
-//                else the root's task record, its count grid (the children's count kernel,
-//                launched from the host: the partition recursion happens on the device), and
-//                the drain grid over the queued small ranges, next on the stream
-//   (two_stream and fast launch their roots with the kernels of their children: one copy of
-//   the device code each)
+//                else the root's task record, its count grid (the children's count body with
+//                256-thread blocks, launched from the host: the partition recursion happens on
+//                the device, in 1024-thread grids), and the drain grid over the queued small
+//                ranges, next on the stream
+//   (two_stream launches its root with the kernel of its children: one copy of the device code)
 //   host_driven  fast's steps, level by level: count, scan and scatter grids over all of a
 //                level's tasks, one copy of the bucket starts to the host, the drain kernel over
 //                the level's small buckets, and the next level's tasks

@@ -1,4 +1,4 @@
-// Reading a profile (cdpkit-profile/2, and /1 as the previous version): every field is checked
+// Reading a profile (cdpkit-profile/3, and /2 and /1 as the previous versions): every field is checked
 // for presence, type and range, and a problem names the file and where it is.
 //
 // 1. The nesting pre-scan counts brackets outside strings in one pass over the bytes: a document
@@ -347,12 +347,15 @@ site_profile read_site(const json& j, const cursor& c, int version) {
   return s;
 }
 
-/// One row of records.rows, column by column as record_fields says.
-launch_record read_record(const json& row, const cursor& c) {
-  if (!row.is_array() || row.size() != record_fields.size())
-    c.fail("expected a record row of " + std::to_string(record_fields.size()) + " fields");
+/// One row of records.rows, column by column as record_fields says (the first `columns` of
+/// them: a /2 or /1 row has no execution window).
+launch_record read_record(const json& row, const cursor& c, std::size_t columns) {
+  if (!row.is_array() || row.size() != columns)
+    c.fail("expected a record row of " + std::to_string(columns) + " fields");
   launch_record r{};
-  for (std::size_t k = 0; k < record_fields.size(); ++k) {
+  r.start_ns = no_time_start;
+  r.end_ns = no_time_end;
+  for (std::size_t k = 0; k < columns; ++k) {
     const record_field& f = record_fields[k];
     const json& v = row[k];
     const auto at = [&] { return c.at(k); };
@@ -376,7 +379,16 @@ launch_record read_record(const json& row, const cursor& c) {
       case record_column::signed_number:
         f.set(r, static_cast<std::uint64_t>(as_int(v, f.min, static_cast<std::int64_t>(f.max), "expected an error code", at)));
         break;
+      case record_column::time_or_null: f.set(r, v.is_null() ? ~0ull : as_uint(v, f.max, at)); break;
     }
+  }
+  if (columns == record_fields.size()) {  // the window: both null, or start <= end
+    const bool start_null = row[columns - 2].is_null(), end_null = row[columns - 1].is_null();
+    if (start_null != end_null)
+      c.at(start_null ? columns - 1 : columns - 2)
+          .fail("expected null: start_ns and end_ns are null together (a child not measured)");
+    if (!start_null && r.start_ns > r.end_ns)
+      c.at(columns - 1).fail("expected end_ns >= start_ns (" + std::to_string(r.start_ns) + ")");
   }
   return r;
 }
@@ -397,20 +409,23 @@ trace_profile read_trace(const json& j, const cursor& c, int version) {
   t.records_requested = get_uint(records, "requested", rc);
   t.records_stored = get_uint(records, "stored", rc);
   t.records_dropped = get_uint(records, "dropped", rc);
+  const std::size_t columns = version >= 3 ? record_fields.size() : v2_record_field_count;
   if (version >= 2) {  // the columns are the ones this reader takes them to be
     const json& fields = get_array(records, "fields", rc);
-    bool same = fields.size() == record_fields.size();
+    bool same = fields.size() == columns;
     for (std::size_t k = 0; same && k < fields.size(); ++k)
       same = fields[k].is_string() && fields[k].get_ref<const std::string&>() == record_fields[k].name;
     if (!same) {
       std::string names;
-      for (const record_field& f : record_fields) names += (names.empty() ? "" : ", ") + std::string(f.name);
+      for (std::size_t k = 0; k < columns; ++k)
+        names += (names.empty() ? "" : ", ") + std::string(record_fields[k].name);
       rc.at("fields").fail("expected the record fields " + names);
     }
   }
   const json& rows = get_array(records, "rows", rc);
   t.records.reserve(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) t.records.push_back(read_record(rows[k], rc.at("rows").at(k)));
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    t.records.push_back(read_record(rows[k], rc.at("rows").at(k), columns));
   t.summary = summarize(t);
   return t;
 }
@@ -425,11 +440,12 @@ profile parse_profile(const std::string& text, const std::string& name) {
     const json& schema = member(doc, "schema", root);
     if (!schema.is_string()) root.at("schema").fail("expected a string");
     int version = 0;
-    if (schema.get<std::string>() == profile_schema) version = 2;
+    if (schema.get<std::string>() == profile_schema) version = 3;
+    else if (schema.get<std::string>() == profile_schema_v2) version = 2;
     else if (schema.get<std::string>() == profile_schema_v1) version = 1;
     else
       root.at("schema").fail("unsupported schema '" + schema.get<std::string>() + "' (this tool reads " +
-                             profile_schema + " and " + profile_schema_v1 + ")");
+                             profile_schema + ", " + profile_schema_v2 + " and " + profile_schema_v1 + ")");
     profile p;
     p.version = version;
     p.path = utf8_replaced(name);

@@ -32,6 +32,12 @@ void set_member(launch_record& r, std::uint64_t v) {
 std::uint64_t get_error(const launch_record& r) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(r.error)); }
 void set_error(launch_record& r, std::uint64_t v) { r.error = static_cast<std::int16_t>(static_cast<std::int64_t>(v)); }
 
+// The execution window: both columns null unless measured (has_execution_time).
+std::uint64_t get_start(const launch_record& r) { return has_execution_time(r) ? r.start_ns : ~0ull; }
+std::uint64_t get_end(const launch_record& r) { return has_execution_time(r) ? r.end_ns : ~0ull; }
+void set_start(launch_record& r, std::uint64_t v) { r.start_ns = v == ~0ull ? no_time_start : v; }
+void set_end(launch_record& r, std::uint64_t v) { r.end_ns = v == ~0ull ? no_time_end : v; }
+
 template <std::size_t N>
 json array_json(const std::array<std::uint64_t, N>& values) {
   return json(std::vector<std::uint64_t>(values.begin(), values.end()));
@@ -88,6 +94,7 @@ json record_row(const launch_record& r) {
       case record_column::stream_name: row.push_back(name(static_cast<stream_kind>(v))); break;
       case record_column::outcome_name: row.push_back(name(static_cast<launch_outcome>(v))); break;
       case record_column::signed_number: row.push_back(static_cast<std::int64_t>(v)); break;
+      case record_column::time_or_null: row.push_back(v == ~0ull ? json() : json(v)); break;
     }
   }
   return row;
@@ -100,7 +107,7 @@ void copy_counts(const T (&from)[N], std::array<std::uint64_t, N>& to) {
 
 }  // namespace
 
-const std::array<record_field, 11> record_fields = {{
+const std::array<record_field, 13> record_fields = {{
     {"id", "id", record_column::unsigned_number, 0, u32_max, get_member<&launch_record::id>,
      set_member<&launch_record::id>},
     {"parent", "parent", record_column::record_id_or_null, 0, u32_max, get_member<&launch_record::parent>,
@@ -122,6 +129,8 @@ const std::array<record_field, 11> record_fields = {{
     {"outcome", "outcome", record_column::outcome_name, 0, launch_outcome_count - 1,
      get_member<&launch_record::outcome>, set_member<&launch_record::outcome>},
     {"error", "error", record_column::signed_number, INT16_MIN, INT16_MAX, get_error, set_error},
+    {"start_ns", "start_ns", record_column::time_or_null, 0, u64_max - 1, get_start, set_start},
+    {"end_ns", "end_ns", record_column::time_or_null, 0, u64_max - 1, get_end, set_end},
 }};
 
 const char* name(site_role role) noexcept {

@@ -14,10 +14,11 @@
 
 namespace cdpkit::quicksort_detail {
 
-/// Threads per block of every quicksort kernel.
+/// Threads per block of the quicksort kernels, but for the device-launched partition passes
+/// (child_pass_threads).
 inline constexpr unsigned int block_threads = 256;
-/// Threads per block of the partition passes (count, scatter) of the grids fast launches from
-/// the device: measured on an H200, a device-launched grid whose blocks use shared memory gets
+/// Threads per block of the partition passes (count, scatter) that fast launches from the
+/// device: measured on an H200, a device-launched grid whose blocks use shared memory gets
 /// about one resident block per SM whatever fits (docs/design.md, "Device-launched grids and
 /// shared memory"), so its blocks are as large as a block can be. The host-launched passes
 /// (fast's root count grid, host_driven) keep block_threads and several blocks per SM.
@@ -31,7 +32,7 @@ inline constexpr std::uint32_t tile_keys = block_threads * tile_items_per_thread
 inline constexpr std::uint32_t medium_keys = 16 * tile_keys;  // 32768
 /// Keys each block of a partition grid classifies (fast, host_driven).
 inline constexpr std::uint32_t grid_keys_per_block = 32768;
-/// Keys of the splitter sample (sorted by one block: 256 threads x 4).
+/// Keys of the splitter sample (sorted by one block: 256 threads x 4, or 1024 x 1).
 inline constexpr unsigned int sample_items_per_thread = 4;
 inline constexpr std::uint32_t sample_keys = block_threads * sample_items_per_thread;  // 1024
 /// Most "between" buckets of one partition (a power of two): 127 splitters, 255 buckets with

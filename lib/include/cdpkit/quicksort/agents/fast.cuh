@@ -9,7 +9,7 @@
 //      is the block's offset inside the bucket, kept for the scatter);
 //   2. the count grid's last block scans the counts and launches the scatter grid as the next
 //      step at the same depth (launch_step, site quicksort.fast_scatter; 1024-thread blocks, as
-//      every grid the device launches here: see below);
+//      every count and scatter grid the device launches here: see below);
 //   3. scatter grid: every block classifies its keys again and writes each one to its bucket in
 //      the other buffer, at a position from a shared-memory cursor (one atomic per warp and
 //      bucket);
@@ -34,8 +34,9 @@
 //
 // Measured on an H200 (docs/design.md, "Device-launched grids and shared memory"): a grid the
 // device launches gets about one resident block per SM once its blocks use several KB of shared
-// memory, as these do (15-44 KB). So the grids fast launches from the device (every count grid
-// but the root's, every scatter grid) have blocks of child_pass_threads = 1024 threads: the
+// memory, as these do (15-44 KB). So the count and scatter grids fast launches from the device
+// (every count grid but the root's, every scatter grid) have blocks of child_pass_threads = 1024
+// threads (the copy grids, without shared memory, keep 256): the
 // scatter step of 2^26 keys takes 0.81 ms that way, 1.14 ms with 256-thread blocks (0.55 ms when
 // the host launches those). The host-launched root count grid keeps 256 threads, six per SM.
 
@@ -384,9 +385,9 @@ struct fast_agent {
 
 // ---- thin kernels ------------------------------------------------------------------------------
 
-/// Root task record: the whole range in buffer 0, and an empty queue. (The root's count grid is
-/// the children's kernel, bounded_child_entry_kernel<count_body<block_threads>>, launched by the host with the
-/// root context.)
+/// Root task record: the whole range in buffer 0, and an empty queue. (The root's count grid,
+/// bounded_child_entry_kernel<count_body<block_threads>>, is launched by the host with the root
+/// context; the children's count grids are count_body<child_pass_threads>.)
 template <class T, class V, class Compare>
 __global__ void __launch_bounds__(block_threads)
     fast_init_kernel(fast_args<T, V, Compare> a, std::uint32_t n) {

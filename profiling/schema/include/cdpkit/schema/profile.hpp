@@ -4,7 +4,11 @@
 // The profiler writes it (cdpkit::profiling::profile_document), the reports read it
 // (cdpkit::report); profiling/README.md documents every field.
 //
-// Versions. cdpkit-profile/2 (written now) differs from cdpkit-profile/1 (still read) in:
+// Versions. cdpkit-profile/3 (written now) differs from cdpkit-profile/2 (still read) in:
+// - the record columns "start_ns" and "end_ns" after "error": when the child grid's first block
+//   started and its last block finished (%globaltimer, ns), both null when not measured (a
+//   child not launched); a /2 or /1 record has them unmeasured.
+// cdpkit-profile/2 differs from cdpkit-profile/1 (still read) in:
 // - the record column "child_block_threads" (was "block_threads"); the column list
 //   records.fields must equal record_fields (a /1 document's list is not checked);
 // - per run, "baseline": the variant the run is compared to (null: the first run of its input);
@@ -29,8 +33,9 @@
 namespace cdpkit::schema {
 
 /// The version this code writes, and the versions it reads.
-inline constexpr int profile_version = 2;
-inline constexpr const char* profile_schema = "cdpkit-profile/2";
+inline constexpr int profile_version = 3;
+inline constexpr const char* profile_schema = "cdpkit-profile/3";
+inline constexpr const char* profile_schema_v2 = "cdpkit-profile/2";
 inline constexpr const char* profile_schema_v1 = "cdpkit-profile/1";
 
 /// A profile that cannot be read: the message names the file and where
@@ -51,8 +56,16 @@ inline constexpr std::uint64_t max_profile_bytes = 1ull << 30;
 
 // --- the launch-record columns ----------------------------------------------------------------
 
-/// How a record column is written: a number, a record id or null, a name, a signed code.
-enum class record_column { unsigned_number, record_id_or_null, stream_name, outcome_name, signed_number };
+/// How a record column is written: a number, a record id or null, a name, a signed code, a time
+/// or null (the getter gives ~0 for null; the setter takes ~0 for null).
+enum class record_column {
+  unsigned_number,
+  record_id_or_null,
+  stream_name,
+  outcome_name,
+  signed_number,
+  time_or_null
+};
 
 /// One column of a record row: its name (and its name in cdpkit-profile/1), its kind, the range
 /// of its values, and how it is taken from / put into a launch_record.
@@ -67,8 +80,10 @@ struct record_field {
 };
 
 /// The columns of records.rows, in order: id, parent, t_ns, site, depth, blocks,
-/// child_block_threads, work, stream, outcome, error. Writer and reader both use this table.
-extern const std::array<record_field, 11> record_fields;
+/// child_block_threads, work, stream, outcome, error, start_ns, end_ns. Writer and reader both
+/// use this table; a cdpkit-profile/2 or /1 row holds the first v2_record_field_count columns.
+extern const std::array<record_field, 13> record_fields;
+inline constexpr std::size_t v2_record_field_count = 11;
 
 // --- the document -----------------------------------------------------------------------------
 
@@ -224,7 +239,7 @@ nlohmann::json run_json(const run_profile& run);
 /// The whole document's JSON, in the current version (whatever `p.version` says).
 nlohmann::json profile_json(const profile& p);
 
-/// Parse and validate one profile (cdpkit-profile/2 or /1); `name` is used in error messages.
+/// Parse and validate one profile (cdpkit-profile/3, /2 or /1); `name` is used in error messages.
 /// Throws format_error for anything the text can hold: invalid JSON, numbers out of range
 /// (1e999), nesting deeper than max_nesting_depth, a missing or mistyped field, an unknown
 /// version. The message names `name` and where: the byte offset, line and column for the JSON

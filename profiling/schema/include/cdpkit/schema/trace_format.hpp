@@ -63,8 +63,22 @@ struct launch_record {
   std::uint8_t stream;                ///< stream_kind
   std::uint8_t outcome;               ///< launch_outcome
   std::int16_t error;                 ///< cudaError_t of a failed launch, else 0
+  /// %globaltimer when the child's first block started its body, and when its last block
+  /// finished it (ns); no_time_start / no_time_end when not measured (the child was not launched,
+  /// or a profile older than cdpkit-profile/3).
+  std::uint64_t start_ns;
+  std::uint64_t end_ns;
 };
-static_assert(sizeof(launch_record) == 40, "launch_record layout is part of the trace format");
+static_assert(sizeof(launch_record) == 56, "launch_record layout is part of the trace format");
+
+/// launch_record::start_ns / end_ns of a record whose child's execution was not measured.
+inline constexpr std::uint64_t no_time_start = ~0ull;
+inline constexpr std::uint64_t no_time_end = 0;
+
+/// True when the record holds the child's execution window (start_ns <= end_ns, both set).
+constexpr bool has_execution_time(const launch_record& r) noexcept {
+  return r.start_ns != no_time_start && r.end_ns != no_time_end && r.start_ns <= r.end_ns;
+}
 
 /// Per-site counters. Launch-side fields are written by launches from the site; probe-side
 /// fields by warp probes naming the site.
