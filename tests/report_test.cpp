@@ -329,6 +329,43 @@ TEST_CASE("the Chrome trace draws measured child grids at their real durations o
   CHECK(track_name.size() == 5u);  // depth 1: requests + 1 lane; depth 2: requests + 2 lanes
 }
 
+TEST_CASE("the child timeline averages grids and blocks in flight over equal time bins") {
+  auto p = rep::parse_profile(valid_profile(3).dump(), "p.json");
+  auto& t = *p.runs[1].trace;
+  // [1000, 2000) with 4 blocks, [2500, 3000) with 2 blocks, and a refused request
+  const std::uint64_t window[3][2] = {{1000, 2000}, {2500, 3000}, {cdpkit::no_time_start, cdpkit::no_time_end}};
+  for (std::size_t k = 0; k < 3; ++k) {
+    t.records[k].t_ns = 1000;
+    t.records[k].depth = 1;
+    t.records[k].parent = cdpkit::no_record;
+    t.records[k].blocks = k == 0 ? 4 : 2;
+    t.records[k].start_ns = window[k][0];
+    t.records[k].end_ns = window[k][1];
+  }
+  t.records[2].outcome = static_cast<std::uint8_t>(cdpkit::launch_outcome::fallback_depth);
+  const auto tl = rep::build_child_timeline(t, 4);
+  REQUIRE(tl.has_value());
+  CHECK(tl->t0_ns == 1000u);
+  CHECK(tl->span_ns == 2000u);
+  CHECK(tl->timed_grids == 2u);
+  CHECK(tl->grids == std::vector<double>{1, 1, 0, 1});
+  CHECK(tl->blocks == std::vector<double>{4, 4, 0, 2});
+  CHECK(tl->busy_share == doctest::Approx(0.75));
+  const auto tree = rep::build_launch_tree(t);
+  REQUIRE(tree.nodes.size() == 1u);
+  CHECK(tree.nodes[0].launches == 2u);
+  CHECK(tree.nodes[0].timed == 2u);
+  CHECK(tree.nodes[0].exec_ns_sum == 1500u);
+  CHECK(tree.nodes[0].exec_ns_max == 1000u);
+  CHECK(tree.nodes[0].busy_ns == 1500u);
+  const std::string tree_html = section_of(rep::render_html({p}), "launch-tree");
+  CHECK(contains(tree_html, "2 child grids measured over 2.0 µs from the first request"));
+  CHECK(contains(tree_html, "child blocks in flight"));
+  CHECK(contains(tree_html, "never one block per SM"));
+  // without windows (a /1 profile) there is no timeline
+  CHECK_FALSE(rep::build_child_timeline(*rep::parse_profile(valid_profile(3).dump(), "q.json").runs[1].trace).has_value());
+}
+
 TEST_CASE("a million launch records keep the report small") {
   const auto doc = valid_profile(1000000);
   const auto start = std::chrono::steady_clock::now();

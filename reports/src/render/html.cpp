@@ -135,6 +135,34 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
         << "</td><td>" << e.depth << "</td><td>" << num(e.launches) << "</td></tr>";
     }
     o << "</table>";
+    if (ra.timeline) {  // cdpkit-profile/3: the child grids' execution windows
+      const child_timeline& tl = *ra.timeline;
+      const double span_us = static_cast<double>(tl.span_ns) / 1000.0;
+      const double peak = *std::max_element(tl.blocks.begin(), tl.blocks.end());
+      o << "<p>" << num(tl.timed_grids) << " child grids measured over " << fmt(span_us, 1)
+        << " µs from the first request; at least one of them ran " << pct(tl.busy_share)
+        << " of that time. The most child blocks in flight, averaged over one of " << tl.blocks.size()
+        << " time bins, was " << fmt(peak, 1) << " (the GPU has " << num(p.device.sms) << " SMs)";
+      if (peak < static_cast<double>(p.device.sms))
+        o << ": never one block per SM, so most of the GPU waited while the launches trickled in";
+      o << ".</p>";
+      o << render::timeline_chart("child blocks in flight (all blocks of every running child grid)", tl.blocks,
+                                  span_us, static_cast<double>(p.device.sms),
+                                  num(p.device.sms) + " SMs: one block each", "blocks");
+      o << render::timeline_chart("child grids in flight", tl.grids, span_us, 0, "", "grids");
+      o << "<table><tr><th class=\"l\">site</th><th>depth</th><th>launches</th><th>measured</th>"
+           "<th>mean µs</th><th>longest µs</th><th>busy µs</th></tr>";
+      for (const auto& n : tree.nodes) {
+        if (n.timed == 0) continue;
+        o << "<tr><td class=\"l\">" << esc(n.site_name) << "</td><td>" << n.depth << "</td><td>" << num(n.launches)
+          << "</td><td>" << num(n.timed) << "</td><td>"
+          << fmt(static_cast<double>(n.exec_ns_sum) / static_cast<double>(n.timed) / 1000.0, 1) << "</td><td>"
+          << fmt(static_cast<double>(n.exec_ns_max) / 1000.0, 1) << "</td><td>"
+          << fmt(static_cast<double>(n.busy_ns) / 1000.0, 1) << "</td></tr>";
+      }
+      o << "</table><p class=\"note\">mean and longest: a child grid from its first block's start to its last "
+           "block's end; busy: how long at least one grid of the row ran (the union of their windows).</p>";
+    }
     std::vector<std::string> labels;
     for (std::size_t d = 0; d < ra.launches_by_depth.size(); ++d) labels.push_back(std::to_string(d));
     o << render::bar_chart("child grids by depth (all sites, exact)", ra.launches_by_depth, labels, -1,

@@ -159,6 +159,56 @@ std::string icicle(const launch_tree& tree) {
   return s.str();
 }
 
+std::string timeline_chart(const std::string& title, const std::vector<double>& values, double span_us,
+                           double reference, const std::string& reference_label,
+                           const std::string& y_label) {
+  const int w = 900, h = 200, left = 64, right = 10, top = 30, bottom = 40;
+  const double peak = *std::max_element(values.begin(), values.end());
+  const double top_v = std::max({1.0, peak, reference}) * 1.05;
+  const double pw = w - left - right, ph = h - top - bottom;
+  const auto n = values.size();
+  const auto x_of = [&](std::size_t k) { return left + pw * static_cast<double>(k) / static_cast<double>(n); };
+  const auto y_of = [&](double v) { return h - bottom - ph * v / top_v; };
+  std::ostringstream s;
+  s << "<svg class=\"chart wide\" viewBox=\"0 0 " << w << " " << h << "\" role=\"img\" aria-label=\"" << esc(title)
+    << "\"><title>" << esc(title) << "</title>";
+  s << "<text x=\"" << w / 2 << "\" y=\"16\" class=\"ct\">" << esc(title) << "</text>";
+  for (int k = 0; k <= 2; ++k) {
+    const double v = top_v * k / 2.0, y = y_of(v);
+    s << "<line x1=\"" << left << "\" x2=\"" << w - right << "\" y1=\"" << fmt(y, 1) << "\" y2=\"" << fmt(y, 1)
+      << "\" class=\"grid\"/><text x=\"" << left - 4 << "\" y=\"" << fmt(y + 4, 1) << "\" class=\"yl\">"
+      << fmt(v, v < 10 ? 1 : 0) << "</text>";
+  }
+  // the step area
+  s << "<path fill=\"" << blue << "\" fill-opacity=\"0.5\" stroke=\"" << blue << "\" d=\"M" << left << " "
+    << fmt(y_of(0), 1);
+  for (std::size_t k = 0; k < n; ++k)
+    s << " L" << fmt(x_of(k), 1) << " " << fmt(y_of(values[k]), 1) << " L" << fmt(x_of(k + 1), 1) << " "
+      << fmt(y_of(values[k]), 1);
+  s << " L" << fmt(x_of(n), 1) << " " << fmt(y_of(0), 1) << " Z\"/>";
+  // one transparent hover target per bin
+  for (std::size_t k = 0; k < n; ++k)
+    s << "<rect x=\"" << fmt(x_of(k), 1) << "\" y=\"" << top << "\" width=\"" << fmt(x_of(k + 1) - x_of(k), 2)
+      << "\" height=\"" << fmt(ph, 1) << "\" fill-opacity=\"0\"><title>"
+      << fmt(span_us * static_cast<double>(k) / static_cast<double>(n), 1) << "-"
+      << fmt(span_us * static_cast<double>(k + 1) / static_cast<double>(n), 1) << " us: " << fmt(values[k], 1)
+      << "</title></rect>";
+  if (reference > 0) {
+    const double y = y_of(reference);
+    s << "<line x1=\"" << left << "\" x2=\"" << w - right << "\" y1=\"" << fmt(y, 1) << "\" y2=\"" << fmt(y, 1)
+      << "\" stroke=\"" << vermillion << "\" stroke-dasharray=\"6 4\"/><text x=\"" << w - right - 4 << "\" y=\""
+      << fmt(y - 4, 1) << "\" class=\"yl\" fill=\"" << vermillion << "\">" << esc(reference_label) << "</text>";
+  }
+  for (int k = 0; k <= 4; ++k)
+    s << "<text x=\"" << fmt(left + pw * k / 4.0, 1) << "\" y=\"" << h - bottom + 14 << "\" class=\"xl\">"
+      << fmt(span_us * k / 4.0, span_us < 100 ? 1 : 0) << "</text>";
+  s << "<text x=\"" << (left + w - right) / 2 << "\" y=\"" << h - 8
+    << "\" class=\"al\">time since the run's first launch request (us)</text>";
+  s << "<text x=\"12\" y=\"" << (top + h - bottom) / 2 << "\" class=\"al\" transform=\"rotate(-90 12 "
+    << (top + h - bottom) / 2 << ")\">" << esc(y_label) << "</text></svg>";
+  return s.str();
+}
+
 std::string gauge(std::uint64_t value, std::uint64_t limit, const std::string& label) {
   const int w = 460, h = 46;
   const double share = limit > 0 ? std::min(1.0, static_cast<double>(value) / static_cast<double>(limit)) : 0.0;

@@ -38,6 +38,14 @@ std::string log2_chart(const std::string& title, const std::array<std::uint64_t,
 /// The launch tree as an icicle: one row per depth, width = launches, colour = mean work.
 std::string icicle(const launch_tree& tree);
 
+/// A time series as a filled step area over [0, span_us]: one value per equal bin, a dashed
+/// reference line at `reference` labelled `reference_label` (none when reference <= 0), the peak
+/// and the time on the axes; every bin has a <title> with its time and value. Precondition:
+/// values non-empty.
+std::string timeline_chart(const std::string& title, const std::vector<double>& values, double span_us,
+                           double reference, const std::string& reference_label,
+                           const std::string& y_label);
+
 /// A horizontal gauge of value / limit (full and vermillion at or over the limit).
 std::string gauge(std::uint64_t value, std::uint64_t limit, const std::string& label);
 

@@ -44,6 +44,12 @@ struct tree_node {
   std::string site_name;
   std::uint64_t launches = 0;
   double mean_work = 0;  ///< mean work items (threads where no work was given) per launch
+  /// Launches whose execution was measured (cdpkit-profile/3), their summed and longest
+  /// durations, and how long at least one of them ran (the union of their windows), in ns.
+  std::uint64_t timed = 0;
+  std::uint64_t exec_ns_sum = 0;
+  std::uint64_t exec_ns_max = 0;
+  std::uint64_t busy_ns = 0;
 };
 /// parent (site at depth - 1, or -1 for the host-launched grid, -2 when the parent's record is
 /// not in the profile) -> child site at depth.
@@ -60,6 +66,22 @@ struct launch_tree {
 };
 /// Aggregate the launched records of a trace by depth and site.
 launch_tree build_launch_tree(const trace_profile& trace);
+
+/// The measured child grids over time: the run's window (from its first request to the last
+/// child's end) cut into `bins` equal bins, and in each the time-averaged number of child grids
+/// and of their blocks in flight (a grid counts all its blocks while its window is open: an upper
+/// bound on the blocks resident).
+struct child_timeline {
+  std::uint64_t t0_ns = 0;        ///< the first request (or start) of the run
+  std::uint64_t span_ns = 0;      ///< to the last measured end
+  std::uint64_t timed_grids = 0;  ///< measured child grids
+  std::vector<double> grids;      ///< per bin
+  std::vector<double> blocks;     ///< per bin
+  double busy_share = 0;          ///< share of the span with at least one child grid running
+};
+/// Unset when the trace holds no measured child grid (a /2 or /1 profile, or nothing launched).
+/// Precondition: bins >= 1.
+std::optional<child_timeline> build_child_timeline(const trace_profile& trace, int bins = 240);
 
 /// Index of the run that is the baseline for `run`: among the runs of the same algorithm and
 /// input, the one whose variant is the run's `baseline` (unset when there is none), or the first
@@ -88,6 +110,7 @@ struct run_analysis {
   double throughput = 0;                ///< work / ms / 1e6 (0 without a time)
   std::vector<site_analysis> sites;     ///< the trace's sites with requests, in the trace's order
   std::optional<launch_tree> tree;      ///< when the trace launched child grids
+  std::optional<child_timeline> timeline;  ///< when child grids were measured
   std::vector<std::uint64_t> launches_by_depth;  ///< every site's depth_hist summed, to the deepest (>= 1)
   std::uint64_t pending_ceiling = 0;    ///< min(device limit, budget)
 };
