@@ -2,6 +2,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/nvtx.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/version.hpp>
 
@@ -63,6 +64,7 @@ nlohmann::json bench_document(nlohmann::json device) {
 }
 
 void write_json_file(const nlohmann::json& doc, const std::string& path) {
+  CDPKIT_NVTX_SCOPE("bench::write_json");
   try {
     schema::write_json_file(doc, path);
   } catch (const schema::write_error& e) {

@@ -117,7 +117,7 @@ sort_case make_sort_case(sort_key_type type, sort_distribution dist, std::uint64
   if (n > quicksort_max_keys)
     throw input_error("a sort case of " + std::to_string(n) + " keys: at most " +
                       std::to_string(quicksort_max_keys) + " (quicksort_max_keys)");
-  CDPKIT_NVTX_RANGE("make_sort_case");
+  CDPKIT_NVTX_SCOPE("make_sort_case");
   sort_case c;
   c.input = sort_input_label(type, dist, n, by_key);
   c.type = type;
@@ -179,7 +179,7 @@ class typed_runner final : public sort_runner::impl {
       throw input_error("sort case " + c.input + ": " + std::to_string(input_.size()) +
                         " keys for n = " + std::to_string(n_));
     require_sort_memory(c.type, n_, c.by_key, variants);
-    CDPKIT_NVTX_RANGE("sort_runner: upload and reference");
+    CDPKIT_NVTX_SCOPE("sort_runner: upload and reference");
     scratch_bytes_ = static_cast<std::size_t>(scratch_for(c.type, n_, c.by_key, variants));
     d_scratch_ = device_alloc<std::byte>(scratch_bytes_);
     d_keys_ = device_alloc<T>(n_);
@@ -355,7 +355,7 @@ class typed_runner final : public sort_runner::impl {
   }
 
   std::uint64_t check() {
-    CDPKIT_NVTX_RANGE("sort_runner: check");
+    CDPKIT_NVTX_SCOPE("sort_runner: check");
     copy_back(got_.data(), d_keys_.get(), n_ * sizeof(T), "sort_runner: check");
     if (c_.by_key) copy_back(got_values_.data(), d_values_.get(), n_ * value_bytes, "sort_runner: check");
     std::uint64_t bad = defects + key_mismatches();

@@ -137,7 +137,7 @@ segment_async_result segment_workload::run_async(const loop_policy& policy,
 
 segment_result segment_workload::run(const loop_policy& policy, launch_runtime& runtime,
                                      cudaStream_t stream) {
-  CDPKIT_NVTX_RANGE("segment_workload::run");
+  CDPKIT_NVTX_SCOPE("segment_workload::run");
   const segment_async_result pending = run_async(policy, runtime, stream);
   CDPKIT_WAIT_STREAM(stream, runtime, "segment_workload::run");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
@@ -145,7 +145,7 @@ segment_result segment_workload::run(const loop_policy& policy, launch_runtime& 
 }
 
 std::uint64_t segment_workload::count_mismatches() const {
-  CDPKIT_NVTX_RANGE("segment_workload::count_mismatches");
+  CDPKIT_NVTX_SCOPE("segment_workload::count_mismatches");
   const std::size_t items = num_items_;
   if (!d_ref_item_) {
     // The reference, independent of every policy: each item's segment by a Thrust vectorized

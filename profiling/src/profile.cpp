@@ -3,6 +3,7 @@
 // this file fills it from the CUDA runtime, the library's site registry and a trace snapshot.
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/nvtx.hpp>
 #include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/launch/sites.hpp>
 #include <cdpkit/loop_to_child/sites.hpp>
@@ -99,6 +100,7 @@ void profile_document::add_run(const run_info& run, const std::optional<trace_sn
 }
 
 void profile_document::write(const std::string& path) const {
+  CDPKIT_NVTX_SCOPE("profile::write");
   try {
     schema::write_json_file(doc_, path);
   } catch (const schema::write_error& e) {

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
                "vertices)");
   app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/3) here");
   return cdpkit::harness::run_program("bfs", app, argc, argv, [&] {
-    CDPKIT_NVTX_RANGE("bfs sample");
+    CDPKIT_NVTX_SCOPE("bfs sample");
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_bfs_variants(),
                                                            cdpkit::parse_bfs_variant);
 

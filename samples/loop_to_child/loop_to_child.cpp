@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   cdpkit::harness::add_launch_options(app, config);
   app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/3) here");
   return cdpkit::harness::run_program("loop_to_child", app, argc, argv, [&] {
-    CDPKIT_NVTX_RANGE("loop_to_child sample");
+    CDPKIT_NVTX_SCOPE("loop_to_child sample");
     seg.dist = cdpkit::harness::parse_segment_dist(dist_name);
     const auto stream = cdpkit::parse_stream_kind(stream_name);
     const auto kinds = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_loop_policy_kinds(),

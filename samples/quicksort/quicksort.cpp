@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   cdpkit::harness::add_launch_options(app, config);
   app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/3) here");
   return cdpkit::harness::run_program("quicksort", app, argc, argv, [&] {
-    CDPKIT_NVTX_RANGE("quicksort sample");
+    CDPKIT_NVTX_SCOPE("quicksort sample");
     const auto type = cdpkit::harness::parse_sort_key_type(type_name);
     const auto dists = cdpkit::harness::parse_name_list(
         dist_names, cdpkit::harness::all_sort_distributions(),

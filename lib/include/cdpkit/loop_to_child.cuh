@@ -63,7 +63,7 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
   ::cdpkit::detail::device_buffer<length_histograms> histograms;
   ::cdpkit::detail::device_buffer<std::uint32_t> picked;
   if (known.threshold_auto) {
-    CDPKIT_NVTX_RANGE("loop_to_child::pick_threshold");
+    CDPKIT_NVTX_SCOPE("loop_to_child::pick_threshold");
     histograms = ::cdpkit::detail::device_buffer<length_histograms>(1, stream);
     if (d_picked == nullptr) {
       picked = ::cdpkit::detail::device_buffer<std::uint32_t>(1, stream);
@@ -118,14 +118,14 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
       ::cdpkit::detail::device_buffer<std::uint32_t> scan(std::size_t{n} + 1, stream);
       ::cdpkit::detail::device_buffer<unsigned long long> total(1, stream);
       {
-        CDPKIT_NVTX_RANGE("flat_balanced::prepare");
+        CDPKIT_NVTX_SCOPE("flat_balanced::prepare");
         CDPKIT_CUDA_TRY(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
         const auto grid1 = static_cast<unsigned int>((std::uint64_t{n} + block_threads) / block_threads);
         flat_prepare_kernel<<<grid1, block_threads, 0, stream>>>(ctx, segments, pre_op,
                                                                  lengths.data(), total.data());
       }
       {
-        CDPKIT_NVTX_RANGE("flat_balanced::scan");
+        CDPKIT_NVTX_SCOPE("flat_balanced::scan");
         std::size_t temp_bytes = 0;
         CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, lengths.data(),
                                                       scan.data(), n + 1, stream));
@@ -134,7 +134,7 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
                                                       scan.data(), n + 1, stream));
       }
       {
-        CDPKIT_NVTX_RANGE("flat_balanced::items");
+        CDPKIT_NVTX_SCOPE("flat_balanced::items");
         int device = 0, sms = 0;
         CDPKIT_CUDA_TRY(cudaGetDevice(&device));
         CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -181,7 +181,7 @@ segment_result for_each_segment(const Segments& segments, PreOp pre_op, ItemOp i
                                 const loop_policy& policy,
                                 launch_runtime& runtime = default_runtime(),
                                 cudaStream_t stream = nullptr) {
-  CDPKIT_NVTX_RANGE("loop_to_child::for_each_segment");
+  CDPKIT_NVTX_SCOPE("loop_to_child::for_each_segment");
   const segment_async_result pending =
       for_each_segment_async(segments, pre_op, item_op, policy, runtime, stream);
   CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment");

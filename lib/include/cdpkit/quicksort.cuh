@@ -184,8 +184,8 @@ void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const s
   const launch_context ctx = runtime.root_context();
   std::uint32_t id = 0;
   while (!level.empty()) {
+    CDPKIT_NVTX_SCOPE_PAYLOAD("quicksort::host_driven level", result.host_levels);
     const std::string name = "quicksort level " + std::to_string(result.host_levels);
-    CDPKIT_NVTX_RANGE(name.c_str());
     if (level.size() > l.task_capacity)
       throw cuda_error(cudaErrorUnknown, "quicksort host_driven: task pool exceeded (library bug)",
                        __FILE__, __LINE__);

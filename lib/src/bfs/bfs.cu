@@ -181,7 +181,7 @@ bfs_engine::bfs_engine(const device_graph& graph) : graph_(&graph) {
 
 bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
                           launch_runtime& runtime, cudaStream_t stream) {
-  CDPKIT_NVTX_RANGE("bfs::run");
+  CDPKIT_NVTX_SCOPE("bfs::run");
   const std::uint32_t n = graph_->num_vertices();
   if (source >= n)
     throw input_error("bfs: source " + std::to_string(source) + " is not a vertex (the graph has " +
@@ -202,7 +202,7 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
                          d_frontier_[0].get(), d_frontier_[1].get(), d_counters_.get(),
                          *options.threshold, options.effective_stream(), child_block_threads};
   {
-    CDPKIT_NVTX_RANGE("bfs::device_driver");
+    CDPKIT_NVTX_SCOPE("bfs::device_driver");
     driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0});
     CDPKIT_CUDA_TRY(cudaGetLastError());
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(),
@@ -236,8 +236,7 @@ bfs_stats bfs_engine::run_host_loop(std::uint32_t level, std::uint32_t count, in
   stats.threshold_auto = policy.auto_threshold();
   std::uint32_t* d_picked = d_counters_.get() + auto_threshold_slot;
   while (count > 0) {
-    const std::string range = "bfs level " + std::to_string(level);
-    CDPKIT_NVTX_RANGE(range.c_str());
+    CDPKIT_NVTX_SCOPE_PAYLOAD("bfs::level", level);
     CDPKIT_CUDA_TRY(
         cudaMemsetAsync(d_counters_.get() + (1 - cur), 0, sizeof(std::uint32_t), stream));
     // An automatic threshold is picked into d_counters_[auto_threshold_slot], so that the one

@@ -4,6 +4,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
 
 #include <algorithm>
 #include <string>
@@ -54,6 +55,7 @@ std::uint64_t build_csr_host_bytes(std::uint64_t num_vertices, std::uint64_t num
 }
 
 csr_graph build_csr(const edge_list& list, const csr_options& options) {
+  CDPKIT_NVTX_SCOPE("graph::build_csr");
   if (list.num_vertices > max_csr_vertices)
     throw input_error("build_csr: " + std::to_string(list.num_vertices) +
                       " vertices do not fit 32-bit vertex ids (at most 4294967295)");

@@ -5,6 +5,7 @@
 #include <cdpkit/graph.hpp>
 #include <cdpkit/wait.hpp>
 #include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
 
 #include <cuda_runtime.h>
 
@@ -16,6 +17,7 @@ namespace cdpkit {
 
 device_graph::device_graph(const csr_graph& graph)
     : num_vertices_(graph.num_vertices), num_edges_(graph.num_edges()) {
+  CDPKIT_NVTX_SCOPE("graph::upload");
   const std::size_t offsets_bytes = sizeof(std::uint32_t) * graph.offsets.size();
   const std::size_t neighbors_bytes =
       sizeof(std::uint32_t) * std::max<std::size_t>(1, graph.neighbors.size());

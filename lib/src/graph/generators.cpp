@@ -9,6 +9,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -220,6 +221,7 @@ bool ends_with_mtx(const std::string& path) {
 
 csr_graph load_graph(const std::string& spec, const csr_options& options, std::uint64_t seed,
                      const graph_read_options& read) {
+  CDPKIT_NVTX_SCOPE("graph::load");
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   std::vector<std::string_view> args;

@@ -13,6 +13,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -298,10 +299,12 @@ edge_list parse_edge_list(const std::string& text, const std::string& name,
 }
 
 edge_list read_matrix_market(const std::string& path, const graph_read_options& options) {
+  CDPKIT_NVTX_SCOPE("graph::read_matrix_market");
   return parse_matrix_market(read_file(path, options), path, options);
 }
 
 edge_list read_edge_list(const std::string& path, const graph_read_options& options) {
+  CDPKIT_NVTX_SCOPE("graph::read_edge_list");
   return parse_edge_list(read_file(path, options), path, options);
 }
 
