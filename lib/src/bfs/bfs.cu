@@ -237,6 +237,7 @@ bfs_stats bfs_engine::run_host_loop(std::uint32_t level, std::uint32_t count, in
   std::uint32_t* d_picked = d_counters_.get() + auto_threshold_slot;
   while (count > 0) {
     CDPKIT_NVTX_SCOPE_PAYLOAD("bfs::level", level);
+    const std::string range = "bfs level " + std::to_string(level);  // (the watchdog's wording)
     CDPKIT_CUDA_TRY(
         cudaMemsetAsync(d_counters_.get() + (1 - cur), 0, sizeof(std::uint32_t), stream));
     // An automatic threshold is picked into d_counters_[auto_threshold_slot], so that the one

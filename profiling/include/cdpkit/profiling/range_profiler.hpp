@@ -1,0 +1,90 @@
+#pragma once
+// cdpkit/profiling/range_profiler.hpp — hardware counters per measured range, through CUPTI's
+// range profiler (user ranges, user replay) on the current device.
+//
+// Measured on an H200 (issue 10, docs/design.md): the range profiler's counters of a range
+// include the work of every grid launched from the device inside it, which CUPTI's activity API
+// cannot see; seven metrics fit in one pass.
+//
+//   cdpkit::profiling::range_profiler rp;          // default_range_metrics()
+//   if (!rp.available()) std::cerr << rp.unavailable_reason() << "\n";   // the program goes on
+//   rp.measure("bfs::cdp_threshold", [&] { run(); cudaDeviceSynchronize(); });
+//   for (const auto& r : rp.results()) ...         // one entry per measured range
+//
+// A CUPTI failure never breaks the caller's program: the profiler is then unavailable, says why
+// (no device, another profiler such as Nsight Systems holds CUPTI, no permission to profile),
+// and measure() still runs the work once, measuring nothing.
+//
+// Status: the calls follow CUPTI 13's documented sequence; the failure paths are tested on
+// machines without a GPU. (Not yet run on the H200: see issue 10's notes.)
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cdpkit::profiling {
+
+/// One metric's value in one range.
+struct metric_value {
+  std::string metric;
+  double value = 0.0;
+};
+
+/// The metrics of one measured range, in the order they were asked for.
+struct range_metrics {
+  std::string name;
+  std::vector<metric_value> values;
+  /// The value of `metric`, unset when it was not measured.
+  [[nodiscard]] std::optional<double> value(const std::string& metric) const;
+};
+
+/// The metrics measured when none are given: instructions per warp and per thread (hardware
+/// warp efficiency = thread / warp instructions / 32), branch uniformity, CTAs launched, active
+/// warps, active cycles and the range's duration.
+const std::vector<std::string>& default_range_metrics();
+
+/// Warp efficiency from a range's counters: smsp__thread_inst_executed.sum /
+/// (32 * smsp__inst_executed.sum); unset without both (or with no instructions).
+std::optional<double> hardware_warp_efficiency(const range_metrics& r);
+
+/// CUPTI's range profiler on the current device, in user-range mode. Move-only RAII: the
+/// destructor ends the session and gives CUPTI back. Not thread-safe; one per process at a time
+/// (CUPTI allows one profiling session).
+class range_profiler {
+ public:
+  /// Set up a session measuring `metrics` in up to `max_ranges` ranges. Never throws for CUPTI
+  /// or device trouble: the profiler is then unavailable (see unavailable_reason()).
+  /// Throws cdpkit::input_error for an empty metric list or max_ranges == 0.
+  explicit range_profiler(std::vector<std::string> metrics = default_range_metrics(),
+                          std::size_t max_ranges = 64);
+  ~range_profiler();
+  range_profiler(range_profiler&&) noexcept;
+  range_profiler& operator=(range_profiler&&) noexcept;
+  range_profiler(const range_profiler&) = delete;
+  range_profiler& operator=(const range_profiler&) = delete;
+
+  /// True when ranges are measured.
+  [[nodiscard]] bool available() const noexcept;
+  /// Why not, in one line naming the CUPTI call and its error (empty when available).
+  [[nodiscard]] const std::string& unavailable_reason() const noexcept;
+  /// Replay passes the metrics need (1 for the default set on an H200; 0 when unavailable).
+  [[nodiscard]] std::size_t passes() const noexcept;
+
+  /// Run `work` inside a range named `name`, once per pass (so `work` must be repeatable and
+  /// must synchronize the device before it returns). Unavailable, or after max_ranges ranges,
+  /// or after a CUPTI failure mid-way (which makes the profiler unavailable): `work` runs once,
+  /// unmeasured. Exceptions from `work` propagate (the range is closed first).
+  void measure(const std::string& name, const std::function<void()>& work);
+
+  /// The measured ranges so far, decoded (an empty list when unavailable).
+  [[nodiscard]] std::vector<range_metrics> results();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace cdpkit::profiling

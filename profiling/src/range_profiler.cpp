@@ -1,0 +1,348 @@
+// CUPTI's range profiler per measured range (cdpkit/profiling/range_profiler.hpp).
+//
+// The sequence (CUPTI 13): cuptiProfilerInitialize -> cuptiDeviceGetChipName ->
+// cuptiProfilerGetCounterAvailability -> cuptiProfilerHost {Initialize, ConfigAddMetrics,
+// GetConfigImage, GetNumOfPasses} -> cuptiRangeProfiler {Enable, GetCounterDataSize,
+// CounterDataImageInitialize, SetConfig}; per range {Start, PushRange, work, PopRange, Stop}
+// until every pass is submitted, then DecodeData; results: GetCounterDataInfo, per range
+// CounterDataGetRangeInfo and cuptiProfilerHostEvaluateToGpuValues. Every failure is caught and
+// turns the profiler unavailable with the call's name and CUPTI's message.
+
+#include <cdpkit/profiling/range_profiler.hpp>
+
+#include <cdpkit/error.hpp>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+
+namespace cdpkit::profiling {
+
+namespace {
+
+/// A failed CUPTI (or CUDA) call inside the profiler: caught by the profiler itself.
+struct cupti_failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string advice_for(CUptiResult r) {
+  switch (r) {
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+      return " (profiling needs permission: run as root, or load the NVIDIA driver with "
+             "NVreg_RestrictProfilingToAdminUsers=0)";
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+      return " (another profiler, e.g. Nsight Systems or Nsight Compute, holds CUPTI: cdpkit "
+             "stands aside)";
+    default: return "";
+  }
+}
+
+/// A CUPTI parameter struct, zeroed, with its size set (the other fields are the caller's).
+template <class P>
+P params(std::size_t size) {
+  P p{};
+  p.structSize = size;
+  return p;
+}
+
+void check(CUptiResult r, const char* call) {
+  if (r == CUPTI_SUCCESS) return;
+  const char* text = nullptr;
+  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown error";
+  throw cupti_failure(std::string("CUPTI: ") + call + ": " + text + advice_for(r));
+}
+
+}  // namespace
+
+std::optional<double> range_metrics::value(const std::string& metric) const {
+  for (const auto& v : values)
+    if (v.metric == metric) return v.value;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& default_range_metrics() {
+  static const std::vector<std::string> metrics = {
+      "smsp__inst_executed.sum",
+      "smsp__thread_inst_executed.sum",
+      "smsp__sass_average_branch_targets_threads_uniform.pct",
+      "sm__ctas_launched.sum",
+      "sm__warps_active.avg.pct_of_peak_sustained_active",
+      "sm__cycles_active.avg",
+      "gpu__time_duration.sum"};
+  return metrics;
+}
+
+std::optional<double> hardware_warp_efficiency(const range_metrics& r) {
+  const auto warp = r.value("smsp__inst_executed.sum");
+  const auto thread = r.value("smsp__thread_inst_executed.sum");
+  if (!warp || !thread || *warp <= 0) return std::nullopt;
+  return *thread / (32.0 * *warp);
+}
+
+struct range_profiler::impl {
+  std::vector<std::string> metrics;
+  std::vector<const char*> names;  // into metrics
+  std::size_t max_ranges = 0;
+  std::size_t ranges = 0;
+  std::size_t passes = 0;
+  std::string reason;
+  bool initialized = false;
+  CUpti_Profiler_Host_Object* host = nullptr;
+  CUpti_RangeProfiler_Object* profiler = nullptr;
+  std::vector<std::uint8_t> availability, config, counter_data;
+
+  void fail(const std::string& why) {
+    if (reason.empty()) reason = why;
+    teardown();
+  }
+
+  void setup() {
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaFree(nullptr);  // the runtime's primary context, current
+    if (e != cudaSuccess)
+      throw cupti_failure(std::string("no CUDA device to profile (") + cudaGetErrorString(e) + ")");
+    // the driver's cuCtxGetCurrent through the runtime: no link-time dependency on libcuda, so
+    // programs linking the profiler still start on machines without a driver
+    using get_current_fn = CUresult (*)(CUcontext*);
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUcontext ctx = nullptr;
+    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || fn == nullptr ||
+        reinterpret_cast<get_current_fn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
+      throw cupti_failure("no current CUDA context to profile");
+
+    auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+    initialized = true;
+
+    auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    chip.deviceIndex = static_cast<std::size_t>(device);
+    check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+
+    auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    avail.ctx = ctx;
+    check(cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
+    availability.resize(avail.counterAvailabilityImageSize);
+    avail.pCounterAvailabilityImage = availability.data();
+    check(cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
+
+    auto host_init = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    host_init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    host_init.pChipName = chip.pChipName;
+    host_init.pCounterAvailabilityImage = availability.data();
+    check(cuptiProfilerHostInitialize(&host_init), "cuptiProfilerHostInitialize");
+    host = host_init.pHostObject;
+
+    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    add.pHostObject = host;
+    add.ppMetricNames = names.data();
+    add.numMetrics = names.size();
+    check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+
+    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    size.pHostObject = host;
+    check(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
+    config.resize(size.configImageSize);
+    auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    image.pHostObject = host;
+    image.configImageSize = config.size();
+    image.pConfigImage = config.data();
+    check(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
+
+    auto np = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    np.configImageSize = config.size();
+    np.pConfigImage = config.data();
+    check(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+    passes = np.numOfPasses;
+
+    auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    enable.ctx = ctx;
+    check(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+    profiler = enable.pRangeProfilerObject;
+
+    auto cds = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    cds.pRangeProfilerObject = profiler;
+    cds.pMetricNames = names.data();
+    cds.numMetrics = names.size();
+    cds.maxNumOfRanges = max_ranges;
+    cds.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges);
+    check(cuptiRangeProfilerGetCounterDataSize(&cds), "cuptiRangeProfilerGetCounterDataSize");
+    counter_data.resize(cds.counterDataSize);
+    auto cdi = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    cdi.pRangeProfilerObject = profiler;
+    cdi.counterDataSize = counter_data.size();
+    cdi.pCounterData = counter_data.data();
+    check(cuptiRangeProfilerCounterDataImageInitialize(&cdi),
+          "cuptiRangeProfilerCounterDataImageInitialize");
+
+    auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+    set.pRangeProfilerObject = profiler;
+    set.configSize = config.size();
+    set.pConfig = config.data();
+    set.counterDataImageSize = counter_data.size();
+    set.pCounterDataImage = counter_data.data();
+    set.range = CUPTI_UserRange;
+    set.replayMode = CUPTI_UserReplay;
+    set.maxRangesPerPass = max_ranges;
+    set.numNestingLevels = 1;
+    set.minNestingLevel = 1;
+    set.passIndex = 0;
+    set.targetNestingLevel = 1;
+    check(cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+  }
+
+  void teardown() noexcept {
+    if (profiler != nullptr) {
+      auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+      p.pRangeProfilerObject = profiler;
+      (void)cuptiRangeProfilerDisable(&p);
+      profiler = nullptr;
+    }
+    if (host != nullptr) {
+      auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+      p.pHostObject = host;
+      (void)cuptiProfilerHostDeinitialize(&p);
+      host = nullptr;
+    }
+    if (initialized) {
+      auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+      (void)cuptiProfilerDeInitialize(&p);
+      initialized = false;
+    }
+    passes = 0;
+  }
+
+  [[nodiscard]] bool available() const noexcept { return profiler != nullptr && reason.empty(); }
+};
+
+range_profiler::range_profiler(std::vector<std::string> metrics, std::size_t max_ranges)
+    : impl_(std::make_unique<impl>()) {
+  if (metrics.empty()) throw input_error("range_profiler: no metrics to measure");
+  if (max_ranges == 0) throw input_error("range_profiler: max_ranges must be at least 1");
+  impl_->metrics = std::move(metrics);
+  for (const auto& m : impl_->metrics) impl_->names.push_back(m.c_str());
+  impl_->max_ranges = max_ranges;
+  try {
+    impl_->setup();
+  } catch (const cupti_failure& e) {
+    impl_->fail(e.what());
+  }
+}
+
+range_profiler::~range_profiler() {
+  if (impl_) impl_->teardown();
+}
+
+range_profiler::range_profiler(range_profiler&&) noexcept = default;
+range_profiler& range_profiler::operator=(range_profiler&& other) noexcept {
+  if (this != &other) {
+    if (impl_) impl_->teardown();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+bool range_profiler::available() const noexcept { return impl_ && impl_->available(); }
+
+const std::string& range_profiler::unavailable_reason() const noexcept {
+  static const std::string moved = "range_profiler: moved from";
+  return impl_ ? impl_->reason : moved;
+}
+
+std::size_t range_profiler::passes() const noexcept { return available() ? impl_->passes : 0; }
+
+void range_profiler::measure(const std::string& name, const std::function<void()>& work) {
+  if (!available() || impl_->ranges >= impl_->max_ranges) {
+    work();
+    return;
+  }
+  impl& s = *impl_;
+  try {
+    bool all_submitted = false;
+    for (std::size_t pass = 0; !all_submitted && pass < s.passes + 1; ++pass) {
+      auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+      start.pRangeProfilerObject = s.profiler;
+      check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+      auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+      push.pRangeProfilerObject = s.profiler;
+      push.pRangeName = name.c_str();
+      check(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+      try {
+        work();
+      } catch (...) {  // close the range, then let the caller's exception through
+        auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+        pop.pRangeProfilerObject = s.profiler;
+        (void)cuptiRangeProfilerPopRange(&pop);
+        auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+        stop.pRangeProfilerObject = s.profiler;
+        (void)cuptiRangeProfilerStop(&stop);
+        throw;
+      }
+      auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+      pop.pRangeProfilerObject = s.profiler;
+      check(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+      auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+      stop.pRangeProfilerObject = s.profiler;
+      check(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+      all_submitted = stop.isAllPassSubmitted != 0;
+    }
+    if (!all_submitted) throw cupti_failure("CUPTI: the passes of range '" + name + "' were not all submitted");
+    auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    decode.pRangeProfilerObject = s.profiler;
+    check(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+    ++s.ranges;
+  } catch (const cupti_failure& e) {
+    s.fail(e.what());
+  }
+}
+
+std::vector<range_metrics> range_profiler::results() {
+  std::vector<range_metrics> out;
+  if (!available()) return out;
+  impl& s = *impl_;
+  try {
+    auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = s.counter_data.data();
+    info.counterDataImageSize = s.counter_data.size();
+    check(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+    std::vector<double> values(s.names.size());
+    for (std::size_t k = 0; k < info.numTotalRanges; ++k) {
+      auto ri = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+      ri.pCounterDataImage = s.counter_data.data();
+      ri.counterDataImageSize = s.counter_data.size();
+      ri.rangeIndex = k;
+      ri.rangeDelimiter = "/";
+      check(cuptiRangeProfilerCounterDataGetRangeInfo(&ri), "cuptiRangeProfilerCounterDataGetRangeInfo");
+      auto ev = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+      ev.pHostObject = s.host;
+      ev.pCounterDataImage = s.counter_data.data();
+      ev.counterDataImageSize = s.counter_data.size();
+      ev.rangeIndex = k;
+      ev.ppMetricNames = s.names.data();
+      ev.numMetrics = s.names.size();
+      ev.pMetricValues = values.data();
+      check(cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
+      range_metrics r;
+      r.name = ri.rangeName != nullptr ? ri.rangeName : "range " + std::to_string(k);
+      for (std::size_t m = 0; m < s.metrics.size(); ++m) r.values.push_back({s.metrics[m], values[m]});
+      out.push_back(std::move(r));
+    }
+  } catch (const cupti_failure& e) {
+    s.fail(e.what());
+    out.clear();
+  }
+  return out;
+}
+
+}  // namespace cdpkit::profiling
