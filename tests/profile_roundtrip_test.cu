@@ -146,6 +146,7 @@ void check_trace(const rep::trace_profile& t, const cdpkit::trace_snapshot& snap
   CHECK(t.sites.size() == active);
   const std::size_t kept = std::min(max_records, snap.records.size());
   REQUIRE(t.records.size() == kept);
+  std::size_t launched = 0, timed = 0;
   for (std::size_t k = 0; k < kept; ++k) {
     const cdpkit::launch_record &a = t.records[k], &b = snap.records[k];
     CAPTURE(k);
@@ -161,11 +162,14 @@ void check_trace(const rep::trace_profile& t, const cdpkit::trace_snapshot& snap
     CHECK(a.outcome == b.outcome);
     CHECK(a.error == b.error);
     REQUIRE(cdpkit::has_execution_time(a) == cdpkit::has_execution_time(b));
+    if (b.outcome == static_cast<std::uint8_t>(cdpkit::launch_outcome::launched)) ++launched;
+    if (cdpkit::has_execution_time(b)) ++timed;
     if (cdpkit::has_execution_time(b)) {
       CHECK(a.start_ns == b.start_ns);
       CHECK(a.end_ns == b.end_ns);
     }
   }
+  CHECK(timed == launched);  // every launched child's window, and only theirs
   // the summary the reports use is the profiler's
   const cdpkit::profiling::trace_summary expected = cdpkit::profiling::summarize(snap);
   CHECK(t.summary.launch_requests == expected.launch_requests);

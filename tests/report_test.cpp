@@ -292,7 +292,7 @@ TEST_CASE("the Chrome trace draws measured child grids at their real durations o
   for (std::size_t k = 0; k < records.size(); ++k) {
     records[k].parent = k == 0 ? cdpkit::no_record : 0;
     records[k].depth = k == 0 ? 1 : 2;
-    records[k].t_ns = 1000 + 100 * k;
+    records[k].t_ns = k == 0 ? 1000 : 2000 + 100 * k;  // the children ask while their parent runs
     records[k].start_ns = window[k][0];
     records[k].end_ns = window[k][1];
   }
@@ -327,6 +327,45 @@ TEST_CASE("the Chrome trace draws measured child grids at their real durations o
   }
   CHECK(lanes_at_depth_2 == 2u);  // three windows overlap in pairs: two lanes suffice
   CHECK(track_name.size() == 5u);  // depth 1: requests + 1 lane; depth 2: requests + 2 lanes
+  // every flow starts on the parent's slice (depth 1, lane 0), inside it
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "s") continue;
+    CHECK(track_name[e["tid"].get<int>()] == "depth 1, lane 0");
+    CHECK(e["ts"].get<double>() >= 1.0);  // the parent's slice: [1, 8) us after the first event
+    CHECK(e["ts"].get<double>() <= 8.0);
+  }
+}
+
+TEST_CASE("duplicate record ids and thousands of concurrent grids keep the Chrome trace's lanes apart") {
+  auto p = rep::parse_profile(valid_profile(2000).dump(), "p.json");
+  auto& records = p.runs[1].trace->records;
+  for (std::size_t k = 0; k < records.size(); ++k) {
+    records[k].id = static_cast<std::uint32_t>(k % 7);  // ids repeat
+    records[k].parent = cdpkit::no_record;
+    records[k].depth = static_cast<std::uint16_t>(1 + k % 2);
+    records[k].t_ns = 1000;
+    records[k].start_ns = 2000 + k;  // all 2,000 overlap
+    records[k].end_ns = 1000000;
+  }
+  const auto trace = json::parse(rep::render_chrome_trace({p}));
+  std::map<int, std::vector<std::pair<double, double>>> by_track;
+  std::map<int, std::string> track_name;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X")
+      by_track[e["tid"].get<int>()].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+    if (e["ph"] == "M" && e["name"] == "thread_name") track_name[e["tid"].get<int>()] = e["args"]["name"];
+  }
+  std::size_t slices = 0, overflow_slices = 0;
+  for (auto& [tid, slices_of] : by_track) {
+    slices += slices_of.size();
+    if (track_name[tid].find("overflow") != std::string::npos) {
+      overflow_slices += slices_of.size();
+      continue;  // the one track where they may overlap
+    }
+    CHECK(slices_of.size() == 1u);  // every window overlaps every other: one per lane
+  }
+  CHECK(slices == 2000u);
+  CHECK(overflow_slices == 0u);  // 1,000 per depth: within the 1,024 lanes
 }
 
 TEST_CASE("the child timeline averages grids and blocks in flight over equal time bins") {
@@ -361,7 +400,7 @@ TEST_CASE("the child timeline averages grids and blocks in flight over equal tim
   const std::string tree_html = section_of(rep::render_html({p}), "launch-tree");
   CHECK(contains(tree_html, "2 child grids measured over 2.0 µs from the first request"));
   CHECK(contains(tree_html, "child blocks in flight"));
-  CHECK(contains(tree_html, "never one block per SM"));
+  CHECK(contains(tree_html, "the child grids alone never held one block per SM"));
   // without windows (a /1 profile) there is no timeline
   CHECK_FALSE(rep::build_child_timeline(*rep::parse_profile(valid_profile(3).dump(), "q.json").runs[1].trace).has_value());
 }

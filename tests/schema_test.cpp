@@ -396,6 +396,16 @@ TEST_CASE("a record's execution window is both times or neither, and never ends 
   d = doc;
   d["runs"][1]["trace"]["records"]["rows"][1].erase(12);
   CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/1: expected a record row of 13 fields");
+  d = doc;  // record 2 was refused (fallback_budget): it cannot have run
+  d["runs"][1]["trace"]["records"]["rows"][2][11] = 1210;
+  d["runs"][1]["trace"]["records"]["rows"][2][12] = 1290;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/2/11: expected null: a request that was not "
+                          "launched has no execution window");
+  d = doc;
+  d["runs"][1]["trace"]["records"]["rows"][1][11] = 0;
+  d["runs"][1]["trace"]["records"]["rows"][1][12] = 0;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/1/12: expected end_ns > 0 (0 is not a "
+                          "%globaltimer time)");
 }
 
 TEST_CASE("the current profile requires the fields of /2 and /3 and names the one that is wrong") {

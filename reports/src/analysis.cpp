@@ -140,7 +140,7 @@ launch_tree build_launch_tree(const trace_profile& trace) {
     if (w != windows.end()) {
       n.timed = w->second.size();
       for (const auto& [a, b] : w->second) {
-        n.exec_ns_sum += b - a;
+        n.exec_ns_sum = b - a > ~0ull - n.exec_ns_sum ? ~0ull : n.exec_ns_sum + (b - a);  // saturating
         n.exec_ns_max = std::max(n.exec_ns_max, b - a);
       }
       n.busy_ns = union_ns(w->second);

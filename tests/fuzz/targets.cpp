@@ -250,10 +250,23 @@ std::vector<named_input> profile_regressions() {
 
 std::vector<named_input> profile_seeds() {
   // the same profile in the current version too, as the schema layer writes it
-  const std::string current =
-      schema::profile_json(schema::parse_profile(small_profile().dump(), "seed.json")).dump(1);
+  schema::profile p = schema::parse_profile(small_profile().dump(), "seed.json");
+  const std::string current = schema::profile_json(p).dump(1);
+  // and with execution windows on its launched records (the Chrome trace's lanes, the timeline)
+  for (auto& run : p.runs) {
+    if (!run.trace) continue;
+    std::uint64_t start = 5000;
+    for (auto& r : run.trace->records) {
+      if (r.outcome != static_cast<std::uint8_t>(cdpkit::launch_outcome::launched)) continue;
+      r.start_ns = start;
+      r.end_ns = start + 3000;
+      start += 1000;
+    }
+  }
+  const std::string timed = schema::profile_json(p).dump(1);
   return {{"small profile (cdpkit-profile/1)", small_profile().dump(1)},
-          {"small profile (cdpkit-profile/3)", current}};
+          {"small profile (cdpkit-profile/3)", current},
+          {"small profile with execution windows (cdpkit-profile/3)", timed}};
 }
 
 }  // namespace

@@ -182,11 +182,12 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
                                      std::uint16_t site, std::uint16_t depth,
                                      std::uint32_t blocks,
                                      std::uint32_t child_block_threads, std::uint32_t work,
-                                     stream_kind stream, launch_result result) {
+                                     stream_kind stream, launch_result result,
+                                     std::uint64_t t_request) {
   launch_state* s = parent.state;
   if (record < s->record_capacity) {
     launch_record& r = s->records[record];
-    r.t_ns = global_timer_ns();
+    r.t_ns = t_request;
     r.id = record;
     r.parent = parent.record;
     r.blocks = blocks;
@@ -273,6 +274,8 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   const std::uint32_t blocks = blocks64 > 0xffffffffull ? 0u : static_cast<std::uint32_t>(blocks64);
   const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
   launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
+  // the request's time, read before the launch: a child never starts before it
+  const std::uint64_t t_request = parent.tracing ? global_timer_ns() : 0;
   if (parent.tracing) {
     child.record = reserve_record(s);
     // the execution window starts empty before the child can run (it is visible to the child:
@@ -328,7 +331,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   }
   if (parent.tracing) {
     trace_request(parent, child.record, site, depth, blocks, block.x * block.y * block.z, work,
-                  stream, result);
+                  stream, result, t_request);
   }
   return result;
 }

@@ -389,6 +389,10 @@ launch_record read_record(const json& row, const cursor& c, std::size_t columns)
           .fail("expected null: start_ns and end_ns are null together (a child not measured)");
     if (!start_null && r.start_ns > r.end_ns)
       c.at(columns - 1).fail("expected end_ns >= start_ns (" + std::to_string(r.start_ns) + ")");
+    if (!start_null && r.end_ns == no_time_end)
+      c.at(columns - 1).fail("expected end_ns > 0 (0 is not a %globaltimer time)");
+    if (!start_null && r.outcome != static_cast<std::uint8_t>(launch_outcome::launched))
+      c.at(columns - 2).fail("expected null: a request that was not launched has no execution window");
   }
   return r;
 }

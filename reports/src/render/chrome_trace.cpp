@@ -2,7 +2,8 @@
 //
 // A process per run. A child grid whose execution was measured (cdpkit-profile/3: its first
 // block's start and its last block's end) is a slice of its real duration; the slices of one
-// depth are packed onto lanes ("depth d, lane k") so that no two slices of a track overlap, and a
+// depth are packed onto lanes ("depth d, lane k"; up to 1,024, then one overflow track) so that
+// no two slices of a track overlap, and a
 // flow goes from the parent's slice, at the moment it asked, to the child's. Every request is
 // also an instant on its depth's "requests" track (refused ones included: their outcome says
 // why). A profile without execution windows (cdpkit-profile/2 or /1) gets the older picture: a
@@ -11,7 +12,9 @@
 #include <cdpkit/report/html.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <queue>
 #include <set>
 #include <utility>
 #include <vector>
@@ -23,6 +26,16 @@ namespace {
 using json = nlohmann::json;
 
 double micros(std::uint64_t ns, std::uint64_t t0) { return static_cast<double>(ns - t0) / 1000.0; }
+
+/// Lanes per depth at most; the slices past them share one "overflow" track, where they may
+/// overlap (only a profile with more concurrent grids than that gets one).
+constexpr int max_lanes = 1024;
+
+/// A flow id unique in the whole export: the run's process and the record's index (or id).
+std::uint64_t flow_id(int pid, std::size_t index) {
+  return (static_cast<std::uint64_t>(pid) << 32) | static_cast<std::uint64_t>(index);
+}
+
 
 json record_args(const launch_record& rec) {
   const char* outcome = schema::name(static_cast<launch_outcome>(rec.outcome));
@@ -59,7 +72,7 @@ void legacy_run(json& events, int pid, const trace_profile& t) {
     if (rec.parent == no_record) continue;
     const auto it = by_id.find(rec.parent);
     if (it == by_id.end()) continue;
-    events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "s"}, {"id", rec.id},
+    events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "s"}, {"id", flow_id(pid, rec.id)},
                       {"ts", micros(it->second->t_ns, t0)}, {"pid", pid}, {"tid", it->second->depth}});
     events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "f"}, {"bp", "e"}, {"id", rec.id},
                       {"ts", ts}, {"pid", pid}, {"tid", rec.depth}});
@@ -76,29 +89,45 @@ void timed_run(json& events, int pid, const trace_profile& t) {
     t0 = std::min(t0, rec.t_ns);
     if (has_execution_time(rec)) t0 = std::min(t0, rec.start_ns);
   }
-  // tracks: "depth d requests" first, then its lanes; tids are assigned in that order
+  const std::size_t n = t.records.size();
   std::set<int> depths;
   for (const auto& rec : t.records) depths.insert(rec.depth);
-  // lanes per depth: measured records by start, each to the first lane free by then
-  std::map<int, std::vector<const launch_record*>> measured;
-  for (const auto& rec : t.records)
-    if (has_execution_time(rec)) measured[rec.depth].push_back(&rec);
-  std::map<std::uint32_t, std::pair<int, int>> lane_of;  // record id -> (depth, lane)
-  std::map<int, int> lanes_at;                           // depth -> lanes used
-  for (auto& [depth, recs] : measured) {
-    std::stable_sort(recs.begin(), recs.end(), [](const launch_record* a, const launch_record* b) {
-      return a->start_ns < b->start_ns;
+  // lanes per depth: measured records by start, each to the lowest lane free by then
+  // (O(n log n): a heap of busy lanes by end, a heap of free lane numbers)
+  std::map<int, std::vector<std::size_t>> measured;  // depth -> record indices
+  for (std::size_t k = 0; k < n; ++k)
+    if (has_execution_time(t.records[k])) measured[t.records[k].depth].push_back(k);
+  std::vector<int> lane_of(n, -1);  // record index -> lane at its depth (max_lanes: overflow)
+  std::map<int, int> lanes_at;      // depth -> lanes used
+  std::map<int, bool> overflow_at;  // depth -> the overflow track is used
+  for (auto& [depth, idx] : measured) {
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return t.records[a].start_ns < t.records[b].start_ns;
     });
-    std::vector<std::uint64_t> free_at;  // per lane: the end of its last slice
-    for (const launch_record* r : recs) {
-      std::size_t lane = 0;
-      while (lane < free_at.size() && free_at[lane] > r->start_ns) ++lane;
-      if (lane == free_at.size()) free_at.push_back(0);
-      free_at[lane] = r->end_ns;
-      lane_of[r->id] = {depth, static_cast<int>(lane)};
+    using busy = std::pair<std::uint64_t, int>;  // (end, lane)
+    std::priority_queue<busy, std::vector<busy>, std::greater<>> running;
+    std::priority_queue<int, std::vector<int>, std::greater<>> free_lanes;
+    int used = 0;
+    for (const std::size_t k : idx) {
+      const launch_record& r = t.records[k];
+      while (!running.empty() && running.top().first <= r.start_ns) {
+        free_lanes.push(running.top().second);
+        running.pop();
+      }
+      int lane = max_lanes;
+      if (!free_lanes.empty()) {
+        lane = free_lanes.top();
+        free_lanes.pop();
+      } else if (used < max_lanes) {
+        lane = used++;
+      }
+      if (lane < max_lanes) running.push({r.end_ns, lane});
+      else overflow_at[depth] = true;
+      lane_of[k] = lane;
     }
-    lanes_at[depth] = static_cast<int>(free_at.size());
+    lanes_at[depth] = used;
   }
+  // tracks: "depth d requests" first, then its lanes (and its overflow track)
   std::map<std::pair<int, int>, int> tid_of;  // (depth, lane) -> tid; lane -1: the requests
   int next_tid = 0;
   for (int d : depths) {
@@ -111,30 +140,41 @@ void timed_run(json& events, int pid, const trace_profile& t) {
                   "depth " + std::to_string(d) + ", lane " + std::to_string(lane), next_tid);
       ++next_tid;
     }
+    if (overflow_at[d]) {
+      tid_of[{d, max_lanes}] = next_tid;
+      thread_meta(events, pid, next_tid,
+                  "depth " + std::to_string(d) + ", overflow (" + std::to_string(max_lanes) +
+                      " lanes full: slices may overlap)",
+                  next_tid);
+      ++next_tid;
+    }
   }
-  std::map<std::uint32_t, const launch_record*> by_id;
-  for (const auto& rec : t.records) by_id[rec.id] = &rec;
-  for (const auto& rec : t.records) {
+  // parents by id: the first record of an id (ids are unique in a real trace)
+  std::map<std::uint32_t, std::size_t> index_of;
+  for (std::size_t k = 0; k < n; ++k) index_of.emplace(t.records[k].id, k);
+  for (std::size_t k = 0; k < n; ++k) {
+    const launch_record& rec = t.records[k];
     const char* outcome = schema::name(static_cast<launch_outcome>(rec.outcome));
     const std::string site = t.site_name(rec.site);
     events.push_back({{"name", "request " + site}, {"cat", outcome}, {"ph", "i"}, {"s", "t"},
                       {"ts", micros(rec.t_ns, t0)}, {"pid", pid},
                       {"tid", tid_of.at({rec.depth, -1})}, {"args", record_args(rec)}});
     if (!has_execution_time(rec)) continue;
-    const int tid = tid_of.at(lane_of.at(rec.id));
+    const int tid = tid_of.at({rec.depth, lane_of[k]});
     const double ts = micros(rec.start_ns, t0);
     events.push_back({{"name", site}, {"cat", outcome}, {"ph", "X"}, {"ts", ts},
                       {"dur", static_cast<double>(rec.end_ns - rec.start_ns) / 1000.0},
                       {"pid", pid}, {"tid", tid}, {"args", record_args(rec)}});
     // parent -> child: from the parent's slice when it asked, to the child's start
     if (rec.parent == no_record) continue;
-    const auto it = by_id.find(rec.parent);
-    if (it == by_id.end() || !has_execution_time(*it->second)) continue;
-    events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "s"}, {"id", rec.id},
+    const auto it = index_of.find(rec.parent);
+    if (it == index_of.end() || !has_execution_time(t.records[it->second])) continue;
+    const launch_record& parent = t.records[it->second];
+    events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "s"}, {"id", flow_id(pid, k)},
                       {"ts", micros(rec.t_ns, t0)}, {"pid", pid},
-                      {"tid", tid_of.at(lane_of.at(rec.parent))}});
+                      {"tid", tid_of.at({parent.depth, lane_of[it->second]})}});
     events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "f"}, {"bp", "e"},
-                      {"id", rec.id}, {"ts", ts}, {"pid", pid}, {"tid", tid}});
+                      {"id", flow_id(pid, k)}, {"ts", ts}, {"pid", pid}, {"tid", tid}});
   }
 }
 

@@ -144,7 +144,8 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
         << " of that time. The most child blocks in flight, averaged over one of " << tl.blocks.size()
         << " time bins, was " << fmt(peak, 1) << " (the GPU has " << num(p.device.sms) << " SMs)";
       if (peak < static_cast<double>(p.device.sms))
-        o << ": never one block per SM, so most of the GPU waited while the launches trickled in";
+        o << ": the child grids alone never held one block per SM (besides what the host-launched grid "
+             "ran), so unless that grid kept it busy, most of the GPU waited while the launches trickled in";
       o << ".</p>";
       o << render::timeline_chart("child blocks in flight (all blocks of every running child grid)", tl.blocks,
                                   span_us, static_cast<double>(p.device.sms),
@@ -152,15 +153,26 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
       o << render::timeline_chart("child grids in flight", tl.grids, span_us, 0, "", "grids");
       o << "<table><tr><th class=\"l\">site</th><th>depth</th><th>launches</th><th>measured</th>"
            "<th>mean µs</th><th>longest µs</th><th>busy µs</th></tr>";
-      for (const auto& n : tree.nodes) {
-        if (n.timed == 0) continue;
+      // the rows that ran longest, at most 50
+      std::vector<const tree_node*> timed;
+      for (const auto& n : tree.nodes)
+        if (n.timed > 0) timed.push_back(&n);
+      std::stable_sort(timed.begin(), timed.end(),
+                       [](const tree_node* x, const tree_node* y) { return x->busy_ns > y->busy_ns; });
+      const std::size_t shown = std::min<std::size_t>(timed.size(), 50);
+      for (std::size_t i = 0; i < shown; ++i) {
+        const tree_node& n = *timed[i];
         o << "<tr><td class=\"l\">" << esc(n.site_name) << "</td><td>" << n.depth << "</td><td>" << num(n.launches)
           << "</td><td>" << num(n.timed) << "</td><td>"
           << fmt(static_cast<double>(n.exec_ns_sum) / static_cast<double>(n.timed) / 1000.0, 1) << "</td><td>"
           << fmt(static_cast<double>(n.exec_ns_max) / 1000.0, 1) << "</td><td>"
           << fmt(static_cast<double>(n.busy_ns) / 1000.0, 1) << "</td></tr>";
       }
-      o << "</table><p class=\"note\">mean and longest: a child grid from its first block's start to its last "
+      o << "</table>";
+      if (shown < timed.size())
+        o << "<p class=\"note\">The " << shown << " of " << num(timed.size())
+          << " rows that ran longest (busy time).</p>";
+      o << "<p class=\"note\">mean and longest: a child grid from its first block's start to its last "
            "block's end; busy: how long at least one grid of the row ran (the union of their windows).</p>";
     }
     std::vector<std::string> labels;
