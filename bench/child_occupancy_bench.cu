@@ -57,11 +57,7 @@ struct block_time {
   unsigned int sm, pad;
 };
 
-__device__ __forceinline__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+__device__ __forceinline__ unsigned long long now_ns() { return cdpkit::detail::global_timer_ns(); }
 __device__ __forceinline__ unsigned int sm_id() {
   unsigned int s;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));

@@ -137,11 +137,9 @@ struct timed_body {
     if (threadIdx.x == 0 && blockIdx.x == 0 && self.depth < levels)
       for (int f = 0; f < fanout; ++f)
         (void)cdpkit::launch_child(self, test_site, dim3(blocks), dim3(64), stream, *this);
-    unsigned long long t0 = 0, t = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    } while (t - t0 < spin_ns);
+    const std::uint64_t t0 = cdpkit::detail::global_timer_ns();
+    while (cdpkit::detail::global_timer_ns() - t0 < spin_ns) {
+    }
   }
 };
 

@@ -268,6 +268,19 @@ void range_profiler::measure(const std::string& name, const std::function<void()
     return;
   }
   impl& s = *impl_;
+  const auto pop_range = [&] {
+    auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+    pop.pRangeProfilerObject = s.profiler;
+    return cuptiRangeProfilerPopRange(&pop);
+  };
+  // (all_submitted: CUPTI's answer, whether every pass of the range is in)
+  const auto stop_session = [&](bool& all_submitted) {
+    auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = s.profiler;
+    const CUptiResult r = cuptiRangeProfilerStop(&stop);
+    all_submitted = stop.isAllPassSubmitted != 0;
+    return r;
+  };
   try {
     bool all_submitted = false;
     for (std::size_t pass = 0; !all_submitted && pass < s.passes + 1; ++pass) {
@@ -281,21 +294,13 @@ void range_profiler::measure(const std::string& name, const std::function<void()
       try {
         work();
       } catch (...) {  // close the range, then let the caller's exception through
-        auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-        pop.pRangeProfilerObject = s.profiler;
-        (void)cuptiRangeProfilerPopRange(&pop);
-        auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-        stop.pRangeProfilerObject = s.profiler;
-        (void)cuptiRangeProfilerStop(&stop);
+        bool ignored = false;
+        (void)pop_range();
+        (void)stop_session(ignored);
         throw;
       }
-      auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-      pop.pRangeProfilerObject = s.profiler;
-      check(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-      auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-      stop.pRangeProfilerObject = s.profiler;
-      check(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-      all_submitted = stop.isAllPassSubmitted != 0;
+      check(pop_range(), "cuptiRangeProfilerPopRange");
+      check(stop_session(all_submitted), "cuptiRangeProfilerStop");
     }
     if (!all_submitted) throw cupti_failure("CUPTI: the passes of range '" + name + "' were not all submitted");
     auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
