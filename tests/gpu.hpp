@@ -1,10 +1,33 @@
 #pragma once
 // Test harness helpers: GPU detection (once per process) and the decorator for GPU cases.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 namespace cdpkit_test {
 
 /// True when a CUDA device is usable; computed once, on first call.
 bool gpu_available();
+
+/// Held by every test case that profiles with CUPTI (range profiler, PM sampling, activity): the
+/// GPU's profiling hardware serves one process at a time (CUPTI_ERROR_HARDWARE_BUSY otherwise,
+/// measured on the H200), and ctest runs test processes in parallel. An exclusive flock on a
+/// file in /tmp, released at scope end; the injection test's script takes the same lock.
+class cupti_lock {
+ public:
+  cupti_lock() : fd_(::open("/tmp/cdpkit-cupti-tests.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0666)) {
+    if (fd_ >= 0) (void)::flock(fd_, LOCK_EX);
+  }
+  ~cupti_lock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  cupti_lock(const cupti_lock&) = delete;
+  cupti_lock& operator=(const cupti_lock&) = delete;
+
+ private:
+  int fd_;
+};
 
 }  // namespace cdpkit_test
 

@@ -268,7 +268,7 @@ TEST_CASE("a profile document is written whole and names a bad path") {
   doc.write(path);
   std::ifstream in(path);
   const auto back = nlohmann::json::parse(in);
-  CHECK(back["schema"] == "cdpkit-profile/3");
+  CHECK(back["schema"] == "cdpkit-profile/4");
   CHECK(back["program"] == "host_test");
   CHECK(back["runs"].size() == 2);
   CHECK(back["runs"][0]["trace"]["sites"].size() == 2);

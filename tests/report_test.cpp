@@ -1,7 +1,9 @@
 // The report tool on the host: profile validation with located errors, the underutilized-band
-// arithmetic on constructed data, findings, the HTML's sections and numbers, the Chrome trace,
-// large traces, and the command line (exit codes, no partial output). Regression cases for
-// inputs that used to crash the reader: 1e999, 200,000-deep nesting, truncated and garbage text.
+// arithmetic on constructed data (and when a band is a problem), findings, the HTML's sections
+// and numbers, the Chrome trace, large traces, the command line (exit codes, no partial output),
+// and the hardware's view of a cdpkit-profile/4 document (efficiency ranks, CTA accounting, SM
+// activity, collection overhead). Regression cases for inputs that used to crash the reader:
+// 1e999, 200,000-deep nesting, truncated and garbage text.
 
 #include <doctest/doctest.h>
 
@@ -20,9 +22,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -187,9 +191,9 @@ TEST_CASE("a valid profile is read into its runs sites and records") {
 TEST_CASE("malformed truncated and wrong-version profiles name the file and the field") {
   CHECK(parse_error(json::array()) == "p.json: /: expected a JSON object");
   auto doc = valid_profile();
-  doc["schema"] = "cdpkit-profile/4";
-  CHECK(parse_error(doc) == "p.json: /schema: unsupported schema 'cdpkit-profile/4' (this tool reads "
-                            "cdpkit-profile/3, cdpkit-profile/2 and cdpkit-profile/1)");
+  doc["schema"] = "cdpkit-profile/5";
+  CHECK(parse_error(doc) == "p.json: /schema: unsupported schema 'cdpkit-profile/5' (this tool reads "
+                            "cdpkit-profile/4, cdpkit-profile/3, cdpkit-profile/2 and cdpkit-profile/1)");
   doc = valid_profile();
   doc["runs"][1].erase("ms");
   CHECK(parse_error(doc) == "p.json: /runs/1/ms: missing");
@@ -788,4 +792,420 @@ TEST_CASE("the command line prints one line and exits with 2 on every error and 
   CHECK(std::filesystem::file_size(out) > 1000u);
   CHECK(tmp_files(dir).empty());
   std::filesystem::remove_all(dir);
+}
+
+// --- cdpkit-profile/4: the hardware's view ----------------------------------------------------
+
+namespace {
+
+namespace schema = cdpkit::schema;
+
+/// A probe site whose warps had `efficiency` of their lanes active over 1,000 steps.
+schema::site_profile probe_site_of(double efficiency) {
+  schema::site_profile s;
+  s.id = 8;
+  s.name = "loop_to_child.serial_items";
+  s.role = schema::site_role::probe;
+  s.depth_hist.assign(cdpkit::trace_limits::depth_buckets, 0);
+  s.probe.steps = 1000;
+  s.probe.active_lanes = static_cast<std::uint64_t>(32000 * efficiency);
+  s.probe.warps = 10;
+  s.probe.efficiency_sum = 10 * efficiency;
+  s.probe.step_efficiency = s.probe.mean_warp_efficiency = efficiency;
+  return s;
+}
+
+/// A launch site with `launched` one-block, 256-thread child grids of 600 work items each, at depth 1.
+schema::site_profile launch_site_of(std::uint64_t launched) {
+  schema::site_profile s;
+  s.id = 2;
+  s.name = "loop_to_child.child_per_thread";
+  s.role = schema::site_role::launch;
+  s.requests = s.launched = launched;
+  s.child_threads = 256 * launched;
+  s.child_blocks = launched;
+  s.work_items = 600 * launched;
+  s.stream_launches = {launched, 0, 0, 0};
+  s.threads_log2[8] = s.blocks_log2[0] = s.work_log2[9] = launched;
+  s.depth_hist.assign(cdpkit::trace_limits::depth_buckets, 0);
+  s.depth_hist[1] = launched;
+  s.max_depth = 1;
+  return s;
+}
+
+/// Hardware metrics whose warp efficiency (thread / (32 * warp instructions)) is `efficiency`.
+schema::hardware_profile hardware_of(double efficiency) {
+  schema::hardware_profile h;
+  h.range = "range";
+  h.ms = 1.0;
+  h.metrics = {{"smsp__inst_executed.sum", 1000.0}, {"smsp__thread_inst_executed.sum", 32000.0 * efficiency}};
+  return h;
+}
+
+/// A v4 profile of loop_to_child on power_law:1000: an untraced serial_loop baseline with hardware
+/// metrics, and a traced run per (variant, probe efficiency, hardware efficiency), each with a
+/// probe site and a launch site of 2 child grids, written and read back through the schema.
+schema::profile ranked_profile(const std::vector<std::tuple<std::string, double, double>>& variants) {
+  schema::profile p;
+  p.program = "report_test";
+  p.created = "2026-11-29T00:00:00Z";
+  p.device = {"NVIDIA H200", "9.0", 132, 150109880320ull, 2048, 13000, 13010};
+  schema::run_profile base;
+  base.algorithm = "loop_to_child";
+  base.variant = "serial_loop";
+  base.input = "power_law:1000";
+  base.ms = 10.0;
+  base.work = 1000;
+  base.work_unit = "items";
+  base.checked = base.verified = true;
+  base.hardware = hardware_of(0.25);
+  p.runs.push_back(base);
+  for (const auto& [variant, probes, hw] : variants) {
+    schema::run_profile r = base;
+    r.id = p.runs.size();
+    r.variant = variant;
+    r.ms = 1.0 + static_cast<double>(r.id);
+    r.hardware = hardware_of(hw);
+    schema::trace_profile t;
+    t.pending_limit = t.pending_budget = 2048;
+    t.max_depth_limit = 24;
+    t.sites = {launch_site_of(2), probe_site_of(probes)};
+    t.summary = schema::summarize(t);
+    r.trace = t;
+    p.runs.push_back(r);
+  }
+  return schema::parse_profile(schema::profile_json(p).dump(), "v4.json");
+}
+
+/// The sample windows of the SM-activity cases: two of 20 us, from 1,000 ns.
+schema::timeline_profile timeline_of(const std::vector<std::pair<double, double>>& sm_and_warps) {
+  schema::timeline_profile t;
+  t.interval_ns = 20000;
+  t.ms = 1.0;
+  t.metrics = {rep::sm_active_metric, rep::warps_active_metric, "sm__inst_executed_realtime.sum"};
+  std::uint64_t at = 1000;
+  for (const auto& [sm, warps] : sm_and_warps) {
+    t.samples.push_back({at, at + 20000, {sm, warps, 1e5}});
+    at += 20000;
+  }
+  return t;
+}
+
+/// ranked_profile with one traced variant whose 2 child grids ran in [25 us, 30 us) and
+/// [30 us, 40 us), 2 PM samples (50% then 0% SM active), its collection times, the CTA
+/// accounting, host kernels (one of it, one of another run), and the collector's notes.
+schema::profile collected_profile() {
+  schema::profile p = ranked_profile({{"child_per_thread", 0.5, 0.5}});
+  schema::run_profile& r = p.runs[1];
+  r.trace->records.push_back({1000, 0, cdpkit::no_record, 1, 256, 600, 2, 1, 0, 0, 0, 25000, 30000});
+  r.trace->records.push_back({2000, 1, cdpkit::no_record, 1, 256, 600, 2, 1, 0, 0, 0, 30000, 40000});
+  r.trace->records_requested = r.trace->records_stored = 2;
+  r.timeline = timeline_of({{50.0, 40.0}, {0.0, 0.0}});
+  r.collect.traced_ms = 2.2;
+  r.collect.metrics_ms = 4.0;
+  r.collect.timeline_ms = 3.0;
+  r.hardware->accounting = schema::cta_accounting{3, 768, 1, 1, 256, 2, 2, 512, 0};  // 1 host block + 2 child blocks
+  schema::host_activity_profile a;
+  a.kernels = {{std::uint64_t{1}, "root_kernel", 2000, 24000, 1, 256}, {std::uint64_t{0}, "serial_kernel", 5000, 6000, 1, 32}};
+  p.host_activity = a;
+  p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"metrics: CUPTI: another profiler holds CUPTI"}};
+  return schema::parse_profile(schema::profile_json(p).dump(), "v4.json");
+}
+
+}  // namespace
+
+TEST_CASE("the hardware table ranks the probes and the hardware and says whether they agree") {
+  const auto same = ranked_profile({{"thresholded", 0.9, 0.8}, {"warp_aggregated", 0.5, 0.6}, {"child_per_thread", 0.3, 0.2}});
+  const auto ranking = rep::rank_efficiencies(same);
+  REQUIRE(ranking.size() == 1u);
+  const auto& g = ranking[0];
+  CHECK(g.algorithm == "loop_to_child");
+  REQUIRE(g.rows.size() == 4u);
+  CHECK_FALSE(g.rows[0].probes.has_value());  // the untraced baseline: hardware only
+  CHECK(g.rows[0].hardware_rank == std::optional<int>(3));  // 0.25 ranks above child_per_thread's 0.2
+  CHECK(g.rows[1].probe_rank == std::optional<int>(1));
+  CHECK(g.rows[3].probe_rank == std::optional<int>(3));
+  CHECK(g.rows[3].hardware_rank == std::optional<int>(4));
+  CHECK(g.compared == 3u);
+  CHECK(g.agree);
+  REQUIRE(g.spearman.has_value());
+  CHECK(*g.spearman == doctest::Approx(1.0));
+  CHECK(g.verdict == "Same order: the probes and the hardware rank the 3 variants with both warp efficiencies alike "
+                     "(Spearman 1.00).");
+  const std::string html = section_of(rep::render_html({same}), "hardware");
+  REQUIRE_FALSE(html.empty());
+  CHECK(contains(html, "6. Hardware vs probes"));
+  CHECK(contains(html, "<td class=\"l\">serial_loop</td><td data-v=\"10\">10.000</td><td>-</td><td>-</td>"
+                       "<td>0.250</td><td>3</td>"));
+  CHECK(contains(html, "<td class=\"l\">thresholded</td><td data-v=\"2\">2.000</td><td>0.900</td><td>1</td>"
+                       "<td>0.800</td><td>1</td>"));
+  CHECK(contains(html, g.verdict));
+
+  // warp_aggregated first by the hardware, second by the probes
+  const auto differ = ranked_profile({{"thresholded", 0.9, 0.8}, {"warp_aggregated", 0.5, 0.9}, {"child_per_thread", 0.3, 0.2}});
+  const auto d = rep::analyze(differ).efficiency;
+  REQUIRE(d.size() == 1u);
+  CHECK_FALSE(d[0].agree);
+  REQUIRE(d[0].spearman.has_value());
+  CHECK(*d[0].spearman == doctest::Approx(0.5));  // 1 - 6 * (1 + 1) / (3 * 8)
+  CHECK(d[0].verdict == "The rankings differ at thresholded (probes 1, hardware 2), warp_aggregated (probes 2, hardware 1)"
+                        " (ranks among the 3 with both); Spearman 0.50.");
+  CHECK(contains(section_of(rep::render_html({differ}), "hardware"), "The rankings differ at thresholded"));
+}
+
+TEST_CASE("each CTA accounting verdict is worded and the missing and extra ones are problem findings") {
+  struct verdict_case {
+    schema::cta_accounting counts;
+    schema::accounting_status status;
+    std::string verdict;
+    bool problem;
+  };
+  // hardware CTAs and threads; host grids, blocks and threads; child grids, blocks and threads; transfers
+  const std::vector<verdict_case> cases = {
+      {{73, 73 * 256, 1, 64, 64 * 256, 9, 9, 9 * 256, 0}, schema::accounting_status::exact,
+       "every child grid accounted for", false},
+      {{71, 2337, 1, 1, 128, 64, 64, 64 * 32, 0}, schema::accounting_status::device_runtime,
+       "every child grid accounted for; 6 more CTAs are the CUDA device runtime's own (161 threads, 1 to 32 per CTA)",
+       false},
+      {{70, 2676, 1, 1, 128, 64, 64, 64 * 32, 3}, schema::accounting_status::driver_transfers,
+       "every child grid accounted for; 5 more CTAs beside the run's 3 copies and memsets (the driver's kernels for "
+       "some)",
+       false},
+      {{60, 2000, 1, 1, 128, 64, 64, 64 * 32, 0}, schema::accounting_status::missing_ctas,
+       "5 child blocks the trace counts never ran on the GPU", true},
+      {{65, 2000, 1, 1, 128, 64, 64, 64 * 32, 0}, schema::accounting_status::missing_ctas,
+       "176 child threads the trace counts never ran on the GPU", true},  // the CTAs balance, the threads do not
+      {{1100, 1100 * 128, 1, 1024, 1024 * 128, 0, 0, 0, 0}, schema::accounting_status::extra_ctas,
+       "76 CTAs that no launch accounts for", true},
+      {{1025, 1025 * 128, 1, 1024, 1024 * 128, 0, 0, 0, 0}, schema::accounting_status::extra_ctas,
+       "1 CTA that no launch accounts for", true},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.verdict);
+    const auto a = rep::analyze_accounting(c.counts);
+    CHECK(a.status == c.status);
+    CHECK(a.verdict == c.verdict);
+    CHECK(a.problem() == c.problem);
+    // the same accounting on the collected run: its finding and its row
+    auto p = collected_profile();
+    p.runs[1].hardware->accounting = c.counts;
+    const auto analysis = rep::analyze(p);
+    REQUIRE(analysis.runs[1].accounting.has_value());
+    const auto found = std::find_if(analysis.findings.begin(), analysis.findings.end(), [&](const rep::finding& f) {
+      return contains(f.text, c.verdict);
+    });
+    REQUIRE(found != analysis.findings.end());
+    CHECK(found->level == (c.problem ? rep::severity::problem : rep::severity::info));
+    CHECK(contains(found->text, "child_per_thread (power_law:1000): the hardware ran " + grouped(c.counts.hardware_ctas) +
+                                    " CTAs for " + grouped(c.counts.host_blocks) + " host blocks and " +
+                                    grouped(c.counts.child_blocks) + " traced child blocks: " + c.verdict + "."));
+    const std::string html = section_of(rep::render_html({p}), "accounting");
+    CHECK(contains(html, "<td>" + grouped(c.counts.hardware_ctas) + "</td><td>" + grouped(c.counts.host_blocks) + " (" +
+                             grouped(c.counts.host_grids) + ")</td><td>" + grouped(c.counts.child_blocks) + " (" +
+                             grouped(c.counts.child_grids) + ")</td>"));
+    CHECK(contains(html, std::string("<span class=\"badge ") + (c.problem ? "bad" : "ok") + "\">"));
+  }
+}
+
+TEST_CASE("the SM activity section shows the mean and the idle share of the samples") {
+  const auto p = collected_profile();
+  const auto a = rep::build_sm_activity(p.runs[1], &*p.host_activity);
+  REQUIRE(a.has_value());
+  CHECK(a->t0_ns == 1000u);
+  CHECK(a->span_ns == 40000u);
+  CHECK(a->samples == 2u);
+  CHECK(a->mean_sm_active == doctest::Approx(25.0));  // 20 us at 50%, 20 us at 0%
+  REQUIRE(a->mean_warps_active.has_value());
+  CHECK(*a->mean_warps_active == doctest::Approx(20.0));
+  CHECK(a->idle_share == doctest::Approx(0.5));
+  REQUIRE(a->in_flight_sm_active.has_value());
+  CHECK(*a->in_flight_sm_active == doctest::Approx(0.0));  // both child grids ran in the idle sample
+  REQUIRE(a->series.size() == 2u);
+  CHECK(a->series[1].start_ms == doctest::Approx(0.02));
+  CHECK(a->children.windows == 2u);
+  CHECK(a->children.rows == 1);  // [24, 29) and [29, 39) us: one after the other
+  REQUIRE(a->children.bars.size() == 2u);
+  CHECK(a->children.bars[0].start_ms == doctest::Approx(0.024));
+  CHECK(a->children.bars[1].end_ms == doctest::Approx(0.039));
+  CHECK(a->host_kernels.windows == 1u);  // serial_kernel belongs to run 0
+  const std::string html = rep::render_html({p});
+  const std::string section = section_of(html, "sm-activity");
+  REQUIRE_FALSE(section.empty());
+  CHECK(contains(section, "2 PM samples over 0.040 ms: SM active 25.0% on average (warps active 20.0%); SM active "
+                          "below 25% for 50% of the sampled time; 0.0% while child grids ran."));
+  CHECK(contains(section, "<title>SM activity over time</title>"));
+  CHECK(contains(section, "child grids: 2 in the window"));
+  CHECK(contains(section, "host kernels: 1 in the window"));
+  // the CDP run's GPU was mostly idle while its child grids ran
+  std::string all;
+  for (const auto& f : rep::findings(p)) all += f.text + "\n";
+  CHECK(contains(all, "child_per_thread (power_law:1000): tiny child grids: the GPU was mostly idle while launches "
+                      "trickled in (SMs active 0.0% of the time on average while child grids ran; below 25% for 50% of "
+                      "the sampled time)"));
+  // the collector's notes at the top, before the first section
+  const auto note = html.find("metrics: CUPTI: another profiler holds CUPTI");
+  REQUIRE(note != std::string::npos);
+  CHECK(note < html.find("<h2 id=\"glance\">"));
+  // the collection overhead: each collection run over the timed 2 ms
+  const std::string overhead = section_of(html, "overhead");
+  CHECK(contains(overhead, "<td>2.000</td><td>2.200 ms (1.10x)</td><td>4.000 ms (2.00x)</td><td>3.000 ms (1.50x)</td>"));
+  // a busy GPU: no finding
+  auto busy = collected_profile();
+  busy.runs[1].timeline = timeline_of({{90.0, 80.0}, {70.0, 60.0}});
+  all.clear();
+  for (const auto& f : rep::findings(busy)) all += f.text + "\n";
+  CHECK_FALSE(contains(all, "mostly idle"));
+}
+
+TEST_CASE("the SM activity series and the strips are binned past their caps") {
+  schema::run_profile r;
+  r.id = 0;
+  r.timeline = timeline_of(std::vector<std::pair<double, double>>(1200, {40.0, 30.0}));
+  r.timeline->samples[0].values[0] = 100.0;  // the first of 1,200 samples
+  const auto a = rep::build_sm_activity(r, nullptr);
+  REQUIRE(a.has_value());
+  CHECK(a->series.size() == rep::max_activity_points);
+  CHECK(a->series[0].sm_active == doctest::Approx(70.0));  // the first bin holds two samples
+  CHECK(a->mean_sm_active == doctest::Approx(40.05));
+  CHECK(a->host_kernels.windows == 0u);
+  // a few windows are packed into rows; thousands, or more than the rows at once, are binned
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> few = {{0, 10}, {5, 15}, {10, 20}};
+  const auto packed = rep::pack_windows(few, 0, 100);
+  CHECK(packed.rows == 2);
+  CHECK(packed.bars.size() == 3u);
+  CHECK(packed.density.empty());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> many;
+  for (std::uint64_t k = 0; k < 3000; ++k) many.push_back({k * 10, k * 10 + 10});
+  const auto binned = rep::pack_windows(many, 0, 30000, 100);
+  CHECK(binned.windows == 3000u);
+  CHECK(binned.bars.empty());
+  REQUIRE(binned.density.size() == 100u);
+  CHECK(binned.density[50] == doctest::Approx(1.0));  // one window in flight at every moment
+  const auto stacked = rep::pack_windows(std::vector<std::pair<std::uint64_t, std::uint64_t>>(9, {0, 100}), 0, 100, 10);
+  CHECK(stacked.bars.empty());
+  CHECK(stacked.density[0] == doctest::Approx(9.0));
+  CHECK(rep::pack_windows(few, 50, 100).windows == 0u);  // outside the span
+}
+
+TEST_CASE("a profile without hardware renders without the hardware sections") {
+  json v3 = schema::profile_json(collected_profile());
+  v3["schema"] = "cdpkit-profile/3";
+  for (auto& run : v3["runs"]) {
+    run.erase("hardware");
+    run.erase("timeline");
+    run.erase("collect");
+  }
+  v3.erase("collector");
+  v3.erase("host_activity");
+  for (const auto& p : {rep::parse_profile(v3.dump(), "v3.json"), rep::parse_profile(valid_profile().dump(), "v1.json")}) {
+    CAPTURE(p.path);
+    const std::string html = rep::render_html({p});
+    for (const char* id : {"hardware", "accounting", "sm-activity", "overhead"}) CHECK(section_of(html, id).empty());
+    CHECK(contains(html, "6. Findings"));
+    CHECK(contains(html, "7. Comparison"));
+    CHECK(contains(section_of(html, "divergence"), "which was not active"));
+    CHECK_FALSE(contains(html, "Collector"));
+  }
+}
+
+TEST_CASE("a band is informational where the child grids together filled the GPU and flagged where they did not") {
+  // records.size() one-block grids in flight together over [2000, 3000): that many blocks on average
+  const auto timed = [](std::size_t records, double ms) {
+    auto doc = valid_profile(records);
+    doc["runs"][1]["ms"] = ms;
+    auto p = rep::parse_profile(doc.dump(), "p.json");
+    for (auto& r : p.runs[1].trace->records) {
+      r.t_ns = 2000;
+      r.start_ns = 2000;
+      r.end_ns = 3000;
+    }
+    return p;
+  };
+  const auto tiny_finding = [](const rep::profile_analysis& a) {
+    return std::any_of(a.findings.begin(), a.findings.end(),
+                       [](const rep::finding& f) { return contains(f.text, "91% of the 100 child grids"); });
+  };
+  const auto filled = timed(200, 40.0);
+  const auto a = rep::analyze(filled);
+  REQUIRE(a.runs[1].timeline.has_value());
+  CHECK(a.runs[1].timeline->mean_blocks == doctest::Approx(200.0));
+  const auto& bands = a.runs[1].sites.front().bands;
+  for (const auto& b : bands) {
+    CAPTURE(b.name);
+    CHECK_FALSE(b.flagged);
+    CHECK(b.reason == "small grids, but together they filled the GPU (200.0 child blocks in flight on average for 132 SMs)");
+  }
+  CHECK_FALSE(tiny_finding(a));
+  const std::string grids = section_of(rep::render_html({filled}), "child-grids");
+  CHECK(contains(grids, "<td class=\"l\">informational: small grids, but together they filled the GPU"));
+  CHECK(contains(grids, "shaded, informational: &lt; 132 blocks"));
+
+  const auto starved = timed(10, 40.0);
+  const auto b = rep::analyze(starved);
+  CHECK(b.runs[1].sites.front().bands[1].flagged);
+  CHECK(b.runs[1].sites.front().bands[1].reason ==
+        "the launched work did not fill the GPU (10.0 child blocks in flight on average for 132 SMs)");
+  CHECK(tiny_finding(b));
+  CHECK(contains(section_of(rep::render_html({starved}), "child-grids"), "shaded: underused: &lt; 132 blocks"));
+
+  // the same starved run, its SMs busy by the PM timeline: informational
+  auto busy = starved;
+  busy.runs[1].timeline = timeline_of({{70.0, 50.0}, {65.0, 50.0}});
+  const auto c = rep::analyze(busy);
+  CHECK_FALSE(c.runs[1].sites.front().bands[1].flagged);
+  CHECK(contains(c.runs[1].sites.front().bands[1].reason, "SMs active 67.5% of the time"));
+  CHECK_FALSE(tiny_finding(c));
+
+  // without timing: flagged, except in the fastest verified run of its input
+  const auto untimed = rep::analyze(rep::parse_profile(valid_profile().dump(), "p.json"));
+  CHECK(untimed.runs[1].sites.front().bands[0].flagged);
+  CHECK(untimed.runs[1].sites.front().bands[0].reason == "no timing in the profile shows the grids filled the GPU");
+  auto fast = valid_profile();
+  fast["runs"][1]["ms"] = 5.0;  // cdp_naive now beats vertex_loop's 10 ms
+  const auto winner = rep::analyze(rep::parse_profile(fast.dump(), "p.json"));
+  CHECK_FALSE(winner.runs[1].sites.front().bands[0].flagged);
+  CHECK(winner.runs[1].sites.front().bands[0].reason == "small grids, yet the fastest verified variant of its input");
+  CHECK_FALSE(tiny_finding(winner));
+}
+
+TEST_CASE("the Chrome trace has an SM active counter track and the host kernels on the child grids' time base") {
+  const auto p = collected_profile();
+  const auto trace = json::parse(rep::render_chrome_trace({p}));
+  std::vector<std::pair<double, double>> sm;  // (ts, value)
+  std::size_t warps = 0;
+  std::map<int, std::string> track_name;
+  std::vector<json> kernels, children;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "C" && e["name"] == "SM active %") sm.push_back({e["ts"].get<double>(), e["args"]["SM active %"].get<double>()});
+    if (e["ph"] == "C" && e["name"] == "warps active %") ++warps;
+    if (e["ph"] == "M" && e["name"] == "thread_name") track_name[e["tid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] == "X" && e["cat"] == "host_kernel" && e["pid"] == 2) kernels.push_back(e);  // run 1's process
+    else if (e["ph"] == "X" && e["cat"] == "host_kernel") CHECK(e["name"] == "serial_kernel");
+    else if (e["ph"] == "X") children.push_back(e);
+  }
+  // the run's origin is its first request and first sample (1,000 ns); children start at 25 and 30 us
+  REQUIRE(sm.size() == 3u);  // each sample, then 0 after the last
+  CHECK(sm[0] == std::pair<double, double>{0.0, 50.0});
+  CHECK(sm[1] == std::pair<double, double>{20.0, 0.0});
+  CHECK(sm[2] == std::pair<double, double>{40.0, 0.0});
+  CHECK(warps == 3u);
+  REQUIRE(children.size() == 2u);
+  CHECK(children[0]["ts"].get<double>() == doctest::Approx(24.0));
+  REQUIRE(kernels.size() == 1u);  // root_kernel of run 1; serial_kernel is run 0's, in its own process
+  CHECK(kernels[0]["name"] == "root_kernel");
+  CHECK(kernels[0]["ts"].get<double>() == doctest::Approx(1.0));
+  CHECK(kernels[0]["dur"].get<double>() == doctest::Approx(22.0));
+  CHECK(track_name[kernels[0]["tid"].get<int>()] == "host-launched kernels");
+}
+
+TEST_CASE("the report of a collected profile stays self-contained") {
+  const auto p = collected_profile();
+  const std::string html = rep::render_html({p, p});
+  for (const char* id : {"hardware", "accounting", "sm-activity", "overhead"}) CHECK_FALSE(section_of(html, id).empty());
+  CHECK(contains(html, "10. Findings"));
+  CHECK_FALSE(contains(html, "http://"));
+  CHECK_FALSE(contains(html, "https://"));
+  CHECK_FALSE(contains(html, "src=\""));
+  CHECK_FALSE(contains(html, "@import"));
+  CHECK_FALSE(contains(section_of(html, "divergence"), "which was not active"));
 }

@@ -18,7 +18,7 @@ bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t 
 
 std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& graph,
                                       launch_runtime& runtime, std::vector<bfs_options> variants,
-                                      int reps) {
+                                      int reps, profiling::collector* collector) {
   bfs_engine engine(graph);
   std::vector<bfs_run> runs;
   for (bfs_options o : variants) {
@@ -33,7 +33,7 @@ std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& gra
           for (std::size_t k = 0; k < got.size(); ++k) bad += got[k] != c.reference[k];
           return bad;
         },
-        reps, /*traced=*/true);
+        reps, /*traced=*/true, nullptr, collector, "bfs::" + to_string(o.choice()));
     runs.push_back({o, std::move(m), stats, runtime.pending_launch_limit()});
   }
   return runs;

@@ -26,14 +26,16 @@ std::string input_label(const segment_params& params) {
 }
 
 std::vector<policy_result> run_policies(segment_workload& workload, launch_runtime& runtime,
-                                        const std::vector<loop_policy>& policies, int reps) {
+                                        const std::vector<loop_policy>& policies, int reps,
+                                        profiling::collector* collector) {
   std::vector<policy_result> results;
   for (const loop_policy& policy : policies) {
     segment_async_result last;  // the latest run's handle; read after measure() has waited
     auto m = harness::measure(
         runtime, [&](cudaStream_t s) { last = workload.run_async(policy, runtime, s); },
         [&](cudaStream_t s) { workload.clear_outputs(s); },
-        [&] { return workload.count_mismatches(); }, reps, /*traced=*/true);
+        [&] { return workload.count_mismatches(); }, reps, /*traced=*/true, nullptr, collector,
+        std::string("loop_to_child::") + to_string(policy.kind));
     results.push_back({policy, std::move(m), last.result()});
   }
   return results;

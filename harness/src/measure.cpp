@@ -70,7 +70,7 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, profiling::collector* collector, const std::string& name) {
   measurement m;
   runtime.set_tracing(false);
   m.time = time_runs(enqueue, prepare, reps, 1, stream, &runtime);
@@ -81,16 +81,71 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     m.timed_mismatches = check();
     m.mismatches = m.timed_mismatches;
   }
-  if (traced) {
+  if (collector != nullptr) traced = collector->options().trace;
+  // One more run, traced: its time (events around the enqueue, as the timed runs) and its trace.
+  // `measured` wraps the enqueue and the wait (not the preparation: a range profiler's range
+  // then holds the run's own grids only).
+  event_pair ev;
+  const auto traced_run = [&](const char* what, double& ms,
+                              const std::function<void(const std::function<void()>&)>& measured) {
     profiling::trace_session session(runtime);
     if (prepare) prepare(stream);
-    enqueue(stream);
-    CDPKIT_WAIT_STREAM(stream, runtime, "measure: traced run");
+    wait_for_stream(stream, what, &runtime, __FILE__, __LINE__);
+    const auto run = [&] {
+      CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
+      enqueue(stream);
+      CDPKIT_CUDA_TRY(cudaEventRecord(ev.stop_, stream));
+      wait_for_event(ev.stop_, what, &runtime, __FILE__, __LINE__);
+    };
+    if (measured) measured(run);
+    else run();
     CDPKIT_CHECK_DEVICE_ERRORS(runtime);
-    m.trace = session.collect();
-    m.summary = profiling::summarize(*m.trace);
+    float elapsed = 0.0f;
+    CDPKIT_CUDA_TRY(cudaEventElapsedTime(&elapsed, ev.start_, ev.stop_));
+    ms = elapsed;
+    auto snapshot = session.collect();
     if (check) m.mismatches += check();
+    return snapshot;
+  };
+  if (traced) {
+    double ms = 0;
+    m.trace = traced_run("measure: traced run", ms, {});
+    m.collected.times.traced_ms = ms;
   }
+  if (traced && collector != nullptr && collector->timeline_enabled()) {
+    double ms = 0;
+    std::optional<trace_snapshot> snapshot;
+    std::optional<schema::timeline_profile> timeline;
+    snapshot = traced_run("measure: sampled run", ms,
+                          [&](const std::function<void()>& run) { timeline = collector->sample(run); });
+    if (timeline) {
+      timeline->ms = ms;
+      m.collected.timeline = std::move(timeline);
+      m.collected.times.timeline_ms = ms;
+      m.trace = std::move(snapshot);  // the trace whose child windows the samples cover
+    }
+  }
+  if (traced && collector != nullptr && collector->metrics_enabled()) {
+    double ms = 0;
+    std::optional<profiling::measured_range> range;
+    const auto snapshot = traced_run("measure: measured run", ms, [&](const std::function<void()>& run) {
+      range = collector->measure(name.empty() ? "run" : name, run);
+    });
+    if (range) {
+      profiling::child_counts children;
+      for (const auto& s : snapshot.sites) {
+        children.grids += s.outcomes[static_cast<int>(launch_outcome::launched)];
+        children.blocks += s.child_blocks;
+        children.threads += s.child_threads;
+      }
+      range->hardware.ms = ms;
+      range->hardware.accounting = profiling::account(range->hardware, range->host, children);
+      m.collected.hardware = std::move(range->hardware);
+      m.collected.host = std::move(range->host);
+      m.collected.times.metrics_ms = ms;
+    }
+  }
+  if (m.trace) m.summary = profiling::summarize(*m.trace);
   return m;
 }
 

@@ -163,7 +163,7 @@ void require_sort_memory(sort_key_type type, std::uint64_t n, bool by_key,
 
 struct sort_runner::impl {
   virtual ~impl() = default;
-  virtual quicksort_run run(quicksort_variant v, int reps) = 0;
+  virtual quicksort_run run(quicksort_variant v, int reps, profiling::collector* collector) = 0;
   std::uint64_t defects = 0;
 };
 
@@ -211,7 +211,7 @@ class typed_runner final : public sort_runner::impl {
     }
   }
 
-  quicksort_run run(quicksort_variant v, int reps) override {
+  quicksort_run run(quicksort_variant v, int reps, profiling::collector* collector) override {
     const std::size_t need =
         quicksort_scratch_bytes(v, n_, sizeof(T), c_.by_key ? value_bytes : 0);
     if (need > scratch_bytes_)
@@ -237,7 +237,8 @@ class typed_runner final : public sort_runner::impl {
         CDPKIT_CUDA_TRY(cudaMemcpyAsync(d_values_.get(), d_iota_.get(), n_ * value_bytes,
                                         cudaMemcpyDeviceToDevice, s));
     };
-    out.m = measure(runtime_, enqueue, prepare, [&] { return check(); }, reps, /*traced=*/true);
+    out.m = measure(runtime_, enqueue, prepare, [&] { return check(); }, reps, /*traced=*/true, nullptr,
+                    collector, std::string("quicksort::") + to_string(v));
     out.first_mismatch = first_mismatch_;
     return out;
   }
@@ -389,16 +390,18 @@ sort_runner::~sort_runner() = default;
 sort_runner::sort_runner(sort_runner&&) noexcept = default;
 sort_runner& sort_runner::operator=(sort_runner&&) noexcept = default;
 
-quicksort_run sort_runner::run(quicksort_variant v, int reps) { return impl_->run(v, reps); }
+quicksort_run sort_runner::run(quicksort_variant v, int reps, profiling::collector* collector) {
+  return impl_->run(v, reps, collector);
+}
 
 std::uint64_t sort_runner::reference_defects() const noexcept { return impl_->defects; }
 
 std::vector<quicksort_run> run_quicksort_variants(const sort_case& c, launch_runtime& runtime,
                                                   const std::vector<quicksort_variant>& variants,
-                                                  int reps) {
+                                                  int reps, profiling::collector* collector) {
   sort_runner runner(c, runtime, variants);
   std::vector<quicksort_run> runs;
-  for (quicksort_variant v : variants) runs.push_back(runner.run(v, reps));
+  for (quicksort_variant v : variants) runs.push_back(runner.run(v, reps, collector));
   return runs;
 }
 

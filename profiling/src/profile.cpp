@@ -87,16 +87,39 @@ profile_document::profile_document(std::string program, nlohmann::json device) {
           {"created", utc_now_iso8601()},
           {"device", std::move(device)},
           {"build", build_json()},
-          {"runs", nlohmann::json::array()}};
+          {"runs", nlohmann::json::array()},
+          {"collector", nullptr},
+          {"host_activity", nullptr}};
 }
 
 void profile_document::add_run(const run_info& run, const std::optional<trace_snapshot>& trace,
                                std::size_t max_records) {
+  add_run(run, trace, run_collected{}, max_records);
+}
+
+void profile_document::add_run(const run_info& run, const std::optional<trace_snapshot>& trace,
+                               const run_collected& collected, std::size_t max_records) {
   schema::run_profile r;
   static_cast<schema::run_description&>(r) = run;
   r.id = doc_["runs"].size();
   if (trace) r.trace = trace_profile_of(*trace, max_records);
+  r.hardware = collected.hardware;
+  r.timeline = collected.timeline;
+  r.collect = collected.times;
   doc_["runs"].push_back(schema::run_json(r));
+  if (collected.host) {
+    if (!host_) host_.emplace();
+    for (const auto& k : collected.host->kernels)
+      host_->kernels.push_back({r.id, k.name, k.start_ns, k.end_ns, k.blocks, k.block_threads});
+    for (const auto& t : collected.host->transfers)
+      host_->transfers.push_back({r.id, t.kind, t.start_ns, t.end_ns, t.bytes});
+    host_->dropped += collected.host->dropped;
+    doc_["host_activity"] = schema::host_activity_json(*host_);
+  }
+}
+
+void profile_document::set_collector(const schema::collector_profile& collector) {
+  doc_["collector"] = schema::collector_json(collector);
 }
 
 void profile_document::write(const std::string& path) const {

@@ -10,10 +10,11 @@
 
 #include <cdpkit/profiling/range_profiler.hpp>
 
+#include "cupti_support.hpp"
+
 #include <cdpkit/error.hpp>
 
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -21,46 +22,14 @@
 #include <cupti_target.h>
 
 #include <cstdint>
-#include <stdexcept>
+#include <optional>
 #include <utility>
 
 namespace cdpkit::profiling {
 
-namespace {
-
-/// A failed CUPTI (or CUDA) call inside the profiler: caught by the profiler itself.
-struct cupti_failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string advice_for(CUptiResult r) {
-  switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-      return " (profiling needs permission: run as root, or load the NVIDIA driver with "
-             "NVreg_RestrictProfilingToAdminUsers=0)";
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-      return " (another profiler, e.g. Nsight Systems or Nsight Compute, holds CUPTI: cdpkit "
-             "stands aside)";
-    default: return "";
-  }
-}
-
-/// A CUPTI parameter struct, zeroed, with its size set (the other fields are the caller's).
-template <class P>
-P params(std::size_t size) {
-  P p{};
-  p.structSize = size;
-  return p;
-}
-
-void check(CUptiResult r, const char* call) {
-  if (r == CUPTI_SUCCESS) return;
-  const char* text = nullptr;
-  if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown error";
-  throw cupti_failure(std::string("CUPTI: ") + call + ": " + text + advice_for(r));
-}
-
-}  // namespace
+using detail::check;
+using detail::cupti_failure;
+using detail::params;
 
 std::optional<double> range_metrics::value(const std::string& metric) const {
   for (const auto& v : values)
@@ -72,8 +41,8 @@ const std::vector<std::string>& default_range_metrics() {
   static const std::vector<std::string> metrics = {
       "smsp__inst_executed.sum",
       "smsp__thread_inst_executed.sum",
-      "smsp__sass_average_branch_targets_threads_uniform.pct",
       "sm__ctas_launched.sum",
+      "sm__threads_launched.sum",
       "sm__warps_active.avg.pct_of_peak_sustained_active",
       "sm__cycles_active.avg",
       "gpu__time_duration.sum"};
@@ -94,7 +63,7 @@ struct range_profiler::impl {
   std::size_t ranges = 0;
   std::size_t passes = 0;
   std::string reason;
-  bool initialized = false;
+  std::optional<detail::profiler_init> init;
   CUpti_Profiler_Host_Object* host = nullptr;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::vector<std::uint8_t> availability, config, counter_data;
@@ -105,29 +74,12 @@ struct range_profiler::impl {
   }
 
   void setup() {
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess) e = cudaFree(nullptr);  // the runtime's primary context, current
-    if (e != cudaSuccess)
-      throw cupti_failure(std::string("no CUDA device to profile (") + cudaGetErrorString(e) + ")");
-    // the driver's cuCtxGetCurrent through the runtime: no link-time dependency on libcuda, so
-    // programs linking the profiler still start on machines without a driver
-    using get_current_fn = CUresult (*)(CUcontext*);
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CUcontext ctx = nullptr;
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess || fn == nullptr ||
-        reinterpret_cast<get_current_fn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
-      throw cupti_failure("no current CUDA context to profile");
-
-    auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    check(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
-    initialized = true;
+    const detail::current_device dev = detail::require_current_device();
+    CUcontext ctx = dev.context;
+    init.emplace();
 
     auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-    chip.deviceIndex = static_cast<std::size_t>(device);
+    chip.deviceIndex = static_cast<std::size_t>(dev.index);
     check(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
 
     auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
@@ -137,34 +89,10 @@ struct range_profiler::impl {
     avail.pCounterAvailabilityImage = availability.data();
     check(cuptiProfilerGetCounterAvailability(&avail), "cuptiProfilerGetCounterAvailability");
 
-    auto host_init = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    host_init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    host_init.pChipName = chip.pChipName;
-    host_init.pCounterAvailabilityImage = availability.data();
-    check(cuptiProfilerHostInitialize(&host_init), "cuptiProfilerHostInitialize");
-    host = host_init.pHostObject;
-
-    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    add.pHostObject = host;
-    add.ppMetricNames = names.data();
-    add.numMetrics = names.size();
-    check(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
-
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    size.pHostObject = host;
-    check(cuptiProfilerHostGetConfigImageSize(&size), "cuptiProfilerHostGetConfigImageSize");
-    config.resize(size.configImageSize);
-    auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    image.pHostObject = host;
-    image.configImageSize = config.size();
-    image.pConfigImage = config.data();
-    check(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
-
-    auto np = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    np.configImageSize = config.size();
-    np.pConfigImage = config.data();
-    check(cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
-    passes = np.numOfPasses;
+    detail::host_config hc = detail::make_host_config(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip.pChipName, availability, names);
+    host = hc.host;
+    config = std::move(hc.image);
+    passes = hc.passes;
 
     auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     enable.ctx = ctx;
@@ -209,17 +137,8 @@ struct range_profiler::impl {
       (void)cuptiRangeProfilerDisable(&p);
       profiler = nullptr;
     }
-    if (host != nullptr) {
-      auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-      p.pHostObject = host;
-      (void)cuptiProfilerHostDeinitialize(&p);
-      host = nullptr;
-    }
-    if (initialized) {
-      auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
-      (void)cuptiProfilerDeInitialize(&p);
-      initialized = false;
-    }
+    detail::release_host(host);
+    init.reset();
     passes = 0;
   }
 
@@ -234,7 +153,7 @@ range_profiler::range_profiler(std::vector<std::string> metrics, std::size_t max
   for (const auto& m : impl_->metrics) impl_->names.push_back(m.c_str());
   impl_->max_ranges = max_ranges;
   try {
-    impl_->setup();
+    detail::retry_while_busy([&] { impl_->setup(); }, [&] { impl_->teardown(); });
   } catch (const cupti_failure& e) {
     impl_->fail(e.what());
   }
@@ -284,9 +203,13 @@ void range_profiler::measure(const std::string& name, const std::function<void()
   try {
     bool all_submitted = false;
     for (std::size_t pass = 0; !all_submitted && pass < s.passes + 1; ++pass) {
-      auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-      start.pRangeProfilerObject = s.profiler;
-      check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+      detail::retry_while_busy(
+          [&] {
+            auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+            start.pRangeProfilerObject = s.profiler;
+            check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+          },
+          [] {});
       auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
       push.pRangeProfilerObject = s.profiler;
       push.pRangeName = name.c_str();

@@ -29,7 +29,7 @@ int fail(const std::string& what) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"cdpkit-report: profile JSON (cdpkit-profile/3, /2 or /1) to a self-contained HTML report"};
+  CLI::App app{"cdpkit-report: profile JSON (cdpkit-profile/4, /3, /2 or /1) to a self-contained HTML report"};
   std::vector<std::string> inputs;
   std::string output, format = "html";
   app.add_option("profiles", inputs, "profile JSON files (the first is the reference in comparisons)")

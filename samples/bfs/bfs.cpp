@@ -13,6 +13,7 @@
 //   bfs --graph rmat:20 --variant thresholded --sweep 64,256,1200,4096
 
 #include <cdpkit/harness/bfs_runs.hpp>
+#include <cdpkit/harness/collect.hpp>
 #include <cdpkit/harness/program.hpp>
 
 #include <cdpkit/bfs.hpp>
@@ -59,11 +60,14 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-sparse-ids", allow_sparse_ids,
                "accept graph files whose vertex ids far exceed their edge count (isolated "
                "vertices)");
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/3) here");
+  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/4) here");
+  cdpkit::harness::collect_spec collect;
+  cdpkit::harness::add_collect_options(app, collect);
   return cdpkit::harness::run_program("bfs", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("bfs sample");
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_bfs_variants(),
                                                            cdpkit::parse_bfs_variant);
+    const auto collect_options = collect.options();
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     cdpkit::csr_options csr;
@@ -93,11 +97,17 @@ int main(int argc, char** argv) {
       o.threshold = t;
       runs.push_back(o);
     }
-    const auto results = cdpkit::harness::run_bfs_variants(c, dgraph, runtime, runs, reps);
+    cdpkit::profiling::collector collector(collect_options);
+    const auto results = cdpkit::harness::run_bfs_variants(c, dgraph, runtime, runs, reps, &collector);
     cdpkit::harness::print_bfs_results(std::cout, c, results);
+    std::vector<cdpkit::harness::collected_row> collected;
+    for (const auto& r : results) collected.push_back({to_string(r.options.choice()), &r.m});
+    cdpkit::harness::print_collected(std::cout, collected, collector);
     if (!profile_path.empty()) {
       cdpkit::profiling::profile_document doc("bfs", cdpkit::profiling::device_json());
-      for (const auto& r : results) doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace);
+      doc.set_collector(collector.profile());
+      for (const auto& r : results)
+        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace, r.m.collected);
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }

@@ -11,6 +11,7 @@
 //   loop_to_child --dist power_law --segments 1048576 --profile l2c.json
 //   loop_to_child --variant thresholded,warp_aggregated --threshold 256 --stream named_per_thread
 
+#include <cdpkit/harness/collect.hpp>
 #include <cdpkit/harness/loop_to_child_runs.hpp>
 #include <cdpkit/harness/program.hpp>
 
@@ -69,7 +70,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
   cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/3) here");
+  app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/4) here");
+  cdpkit::harness::collect_spec collect;
+  cdpkit::harness::add_collect_options(app, collect);
   return cdpkit::harness::run_program("loop_to_child", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("loop_to_child sample");
     seg.dist = cdpkit::harness::parse_segment_dist(dist_name);
@@ -80,6 +83,7 @@ int main(int argc, char** argv) {
     model.serial_item_ns = item_ns;
     std::vector<cdpkit::loop_policy> policies;
     for (auto k : kinds) policies.push_back(cdpkit::harness::make_policy(k, threshold, stream, model));
+    const auto collect_options = collect.options();
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     const auto offsets = cdpkit::harness::make_segment_offsets(seg);
@@ -87,15 +91,21 @@ int main(int argc, char** argv) {
     cdpkit::harness::segment_workload workload(offsets, rounds, seg.seed);
     const std::string input = cdpkit::harness::input_label(seg);
 
-    const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps);
+    cdpkit::profiling::collector collector(collect_options);
+    const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps, &collector);
     cdpkit::harness::print_results(std::cout, input, workload, results);
+    std::vector<cdpkit::harness::collected_row> collected;
+    for (const auto& r : results) collected.push_back({to_string(r.policy.kind), &r.m});
+    cdpkit::harness::print_collected(std::cout, collected, collector);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
               << runtime.pending_budget() << "\n";
 
     if (!profile_path.empty()) {
       cdpkit::profiling::profile_document doc("loop_to_child", cdpkit::profiling::device_json());
+      doc.set_collector(collector.profile());
       for (const auto& r : results)
-        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(input, workload, r)), r.m.trace);
+        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(input, workload, r)), r.m.trace,
+                    r.m.collected);
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }

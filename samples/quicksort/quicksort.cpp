@@ -22,6 +22,7 @@
 //   quicksort --n 1048576 --dist all --variant fast,thrust_merge
 //   quicksort --type f64 --by-key --variant fast,host_driven,thrust_radix
 
+#include <cdpkit/harness/collect.hpp>
 #include <cdpkit/harness/program.hpp>
 #include <cdpkit/harness/quicksort_runs.hpp>
 #include <cdpkit/harness/sort_inputs.hpp>
@@ -79,10 +80,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   cdpkit::launch_config config;
   cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/3) here");
+  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/4) here");
+  cdpkit::harness::collect_spec collect;
+  cdpkit::harness::add_collect_options(app, collect);
   return cdpkit::harness::run_program("quicksort", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("quicksort sample");
     const auto type = cdpkit::harness::parse_sort_key_type(type_name);
+    const auto collect_options = collect.options();
     const auto dists = cdpkit::harness::parse_name_list(
         dist_names, cdpkit::harness::all_sort_distributions(),
         cdpkit::harness::parse_sort_distribution);
@@ -107,18 +111,23 @@ int main(int argc, char** argv) {
     // Before generating anything: the sizes against the device's and the host's memory.
     cdpkit::harness::require_sort_memory(type, n, by_key, variants);
     cdpkit::profiling::profile_document doc("quicksort", cdpkit::profiling::device_json());
+    cdpkit::profiling::collector collector(collect_options);
     bool ok = true;
     for (const auto dist : dists) {
       const auto c = cdpkit::harness::make_sort_case(type, dist, n, seed, by_key);
-      const auto runs = cdpkit::harness::run_quicksort_variants(c, runtime, variants, reps);
+      const auto runs = cdpkit::harness::run_quicksort_variants(c, runtime, variants, reps, &collector);
       cdpkit::harness::print_quicksort_results(std::cout, c, runs);
+      std::vector<cdpkit::harness::collected_row> collected;
+      for (const auto& r : runs) collected.push_back({to_string(r.variant), &r.m});
+      cdpkit::harness::print_collected(std::cout, collected, collector);
       for (const auto& r : runs)
-        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace);
+        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace, r.m.collected);
       ok = ok && cdpkit::harness::all_verified(runs);
     }
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
               << runtime.pending_budget() << ", depth cap " << runtime.config().max_depth << "\n";
     if (!profile_path.empty()) {
+      doc.set_collector(collector.profile());
       doc.write(profile_path);
       std::cout << "profile written to " << profile_path << "\n";
     }

@@ -16,7 +16,10 @@
 //
 // The probe counts the lanes active where it stands in the compiled code: if the compiler unrolls
 // the loop, the steps of one unrolled iteration share one mask (that is what the hardware ran).
-// With tracing off, step() and commit() are one branch each.
+// With tracing off, step() and commit() are one branch each. With tracing on, a leader keeps a run
+// of equal steps (same number of active lanes) in registers and adds it to the histogram when the
+// number changes or at commit(): one atomic per run, not per step (a uniform loop costs one per
+// warp instead of one per iteration; a lane that is leader for a while flushes its own runs).
 
 #include <cdpkit/launch/state.hpp>
 #include <cdpkit/launch/types.hpp>
@@ -46,7 +49,11 @@ class warp_probe {
       const unsigned int active = static_cast<unsigned int>(__popc(mask));
       ++leader_steps_;
       leader_active_ += active;
-      atomicAdd(&state_->sites[site_].lanes_hist[active], 1ull);
+      if (active != run_active_) {
+        flush_run();
+        run_active_ = active;
+      }
+      ++run_length_;
     }
   }
 
@@ -55,6 +62,7 @@ class warp_probe {
   /// exactly those lanes (threads that left the loop early do not wait for the others otherwise).
   __device__ void commit() {
     if (state_ == nullptr) return;
+    flush_run();
     __syncwarp(mask_);
     const unsigned int steps = __reduce_add_sync(mask_, leader_steps_);
     const unsigned int active = __reduce_add_sync(mask_, leader_active_);
@@ -72,6 +80,13 @@ class warp_probe {
   }
 
  private:
+  /// Add this lane's run of equal leader steps to the histogram.
+  __device__ void flush_run() {
+    if (run_length_ == 0) return;
+    atomicAdd(&state_->sites[site_].lanes_hist[run_active_], static_cast<unsigned long long>(run_length_));
+    run_length_ = 0;
+  }
+
   __device__ static unsigned int lane_id() {
     unsigned int lane;
     asm("mov.u32 %0, %%laneid;" : "=r"(lane));
@@ -83,6 +98,8 @@ class warp_probe {
   std::uint16_t site_;
   unsigned int leader_steps_ = 0;
   unsigned int leader_active_ = 0;
+  unsigned int run_active_ = 0;  ///< active lanes of the run of leader steps not yet added
+  unsigned int run_length_ = 0;  ///< its steps
 };
 
 }  // namespace cdpkit

@@ -1,4 +1,4 @@
-// Reading a profile (cdpkit-profile/3, and /2 and /1 as the previous versions): every field is checked
+// Reading a profile (cdpkit-profile/4, and /3, /2 and /1 as the previous versions): every field is checked
 // for presence, type and range, and a problem names the file and where it is.
 //
 // 1. The nesting pre-scan counts brackets outside strings in one pass over the bytes: a document
@@ -272,6 +272,140 @@ Json& get_array(Json& j, const char* key, const cursor& c) {
   return v;
 }
 
+std::optional<double> get_optional_nonnegative(const json& j, const char* key, const cursor& c) {
+  const auto v = get_optional_number(j, key, c);
+  if (v && !(*v >= 0)) c.at(key).fail("expected a non-negative number or null");
+  return v;
+}
+
+std::vector<std::string> get_strings(const json& j, const char* key, const cursor& c) {
+  const json& v = get_array(j, key, c);
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (!v[k].is_string()) c.at(key).at(k).fail("expected a string");
+    out.push_back(v[k].get<std::string>());
+  }
+  return out;
+}
+
+hardware_profile read_hardware(const json& j, const cursor& c) {
+  hardware_profile h;
+  h.range = get_string(j, "range", c);
+  h.ms = get_number(j, "ms", c);
+  if (!(h.ms >= 0)) c.at("ms").fail("expected a non-negative number");
+  h.passes = get_uint(j, "passes", c, 1u << 20);
+  const json& metrics = member(j, "metrics", c);
+  if (!metrics.is_object()) c.at("metrics").fail("expected an object of metric values");
+  for (const auto& [metric, value] : metrics.items()) {
+    if (!value.is_number()) c.at("metrics").at(metric).fail("expected a number");
+    h.metrics.emplace_back(metric, value.get<double>());
+  }
+  const json& a = member(j, "accounting", c);
+  if (!a.is_null()) {
+    const cursor ac = c.at("accounting");
+    cta_accounting acc;
+    // counts far below 2^62, so the differences fit a signed 64-bit integer
+    constexpr std::uint64_t cap = 1ull << 62;
+    acc.hardware_ctas = get_uint(a, "hardware_ctas", ac, cap);
+    acc.hardware_threads = get_uint(a, "hardware_threads", ac, cap);
+    acc.host_grids = get_uint(a, "host_grids", ac, cap);
+    acc.host_blocks = get_uint(a, "host_blocks", ac, cap);
+    acc.host_threads = get_uint(a, "host_threads", ac, cap);
+    acc.child_grids = get_uint(a, "child_grids", ac, cap);
+    acc.child_blocks = get_uint(a, "child_blocks", ac, cap);
+    acc.child_threads = get_uint(a, "child_threads", ac, cap);
+    acc.transfers = get_uint(a, "transfers", ac, cap);
+    (void)get_string(a, "status", ac);  // recomputed by classify()
+    h.accounting = acc;
+  }
+  return h;
+}
+
+timeline_profile read_timeline(const json& j, const cursor& c) {
+  timeline_profile t;
+  t.interval_ns = get_uint(j, "interval_ns", c);
+  if (t.interval_ns == 0) c.at("interval_ns").fail("expected a positive interval");
+  t.ms = get_number(j, "ms", c);
+  if (!(t.ms >= 0)) c.at("ms").fail("expected a non-negative number");
+  t.metrics = get_strings(j, "metrics", c);
+  t.overflow = get_bool(j, "overflow", c);
+  t.dropped = get_uint(j, "dropped", c);
+  const json& samples = get_array(j, "samples", c);
+  const std::size_t width = 2 + t.metrics.size();
+  t.samples.reserve(samples.size());
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    const json& row = samples[k];
+    const auto at = [&] { return c.at("samples").at(k); };
+    if (!row.is_array() || row.size() != width)
+      at().fail("expected [start_ns, end_ns] and " + std::to_string(t.metrics.size()) + " values");
+    timeline_sample s;
+    s.start_ns = as_uint(row[0], std::numeric_limits<std::uint64_t>::max(), [&] { return at().at(0); });
+    s.end_ns = as_uint(row[1], std::numeric_limits<std::uint64_t>::max(), [&] { return at().at(1); });
+    if (s.end_ns < s.start_ns) at().fail("the sample ends before it starts");
+    if (!t.samples.empty() && s.start_ns < t.samples.back().start_ns)
+      at().fail("samples must be in time order");
+    for (std::size_t m = 0; m < t.metrics.size(); ++m) {
+      if (!row[2 + m].is_number()) at().at(2 + m).fail("expected a number");
+      s.values.push_back(row[2 + m].get<double>());
+    }
+    t.samples.push_back(std::move(s));
+  }
+  return t;
+}
+
+/// A run reference in the host activity: null, or the id of a run of the document.
+template <class At>
+std::optional<std::uint64_t> read_run_ref(const json& v, const std::vector<run_profile>& runs, const At& at) {
+  if (v.is_null()) return std::nullopt;
+  const std::uint64_t id = as_uint(v, std::numeric_limits<std::uint64_t>::max(), at);
+  for (const auto& r : runs)
+    if (r.id == id) return id;
+  at().fail("no run has id " + std::to_string(id));
+}
+
+host_activity_profile read_host_activity(const json& j, const std::vector<run_profile>& runs, const cursor& c) {
+  constexpr std::uint64_t any = std::numeric_limits<std::uint64_t>::max();
+  host_activity_profile a;
+  const auto names = get_strings(j, "kernel_names", c);
+  const json& kernels = get_array(j, "kernels", c);
+  a.kernels.reserve(kernels.size());
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    const json& row = kernels[k];
+    // cursors are built on failure only (a million rows must not build a million strings)
+    const auto at = [&] { return c.at("kernels").at(k); };
+    if (!row.is_array() || row.size() != 6)
+      at().fail("expected [run, name index, start_ns, end_ns, blocks, block_threads]");
+    activity_kernel kernel;
+    kernel.run = read_run_ref(row[0], runs, [&] { return at().at(0); });
+    if (names.empty()) at().at(1).fail("a kernel names an entry of kernel_names, which is empty");
+    kernel.name = names[as_uint(row[1], names.size() - 1, [&] { return at().at(1); })];
+    kernel.start_ns = as_uint(row[2], any, [&] { return at().at(2); });
+    kernel.end_ns = as_uint(row[3], any, [&] { return at().at(3); });
+    if (kernel.end_ns < kernel.start_ns) at().fail("the kernel ends before it starts");
+    kernel.blocks = as_uint(row[4], 1ull << 62, [&] { return at().at(4); });
+    kernel.block_threads = as_uint(row[5], 1024, [&] { return at().at(5); });
+    a.kernels.push_back(std::move(kernel));
+  }
+  const json& transfers = get_array(j, "transfers", c);
+  a.transfers.reserve(transfers.size());
+  for (std::size_t k = 0; k < transfers.size(); ++k) {
+    const json& row = transfers[k];
+    const auto at = [&] { return c.at("transfers").at(k); };
+    if (!row.is_array() || row.size() != 5) at().fail("expected [run, kind, start_ns, end_ns, bytes]");
+    activity_transfer t;
+    t.run = read_run_ref(row[0], runs, [&] { return at().at(0); });
+    if (!row[1].is_string()) at().at(1).fail("expected a transfer kind");
+    t.kind = row[1].get<std::string>();
+    t.start_ns = as_uint(row[2], any, [&] { return at().at(2); });
+    t.end_ns = as_uint(row[3], any, [&] { return at().at(3); });
+    if (t.end_ns < t.start_ns) at().fail("the transfer ends before it starts");
+    t.bytes = as_uint(row[4], any, [&] { return at().at(4); });
+    a.transfers.push_back(std::move(t));
+  }
+  a.dropped = get_uint(j, "dropped", c);
+  return a;
+}
+
 /// The /1 role of a site: what the /1 reports inferred from its name and counters.
 site_role v1_role(const site_profile& s) {
   const std::string suffix = "child_items";
@@ -444,12 +578,13 @@ profile parse_profile(const std::string& text, const std::string& name) {
     const json& schema = member(doc, "schema", root);
     if (!schema.is_string()) root.at("schema").fail("expected a string");
     int version = 0;
-    if (schema.get<std::string>() == profile_schema) version = 3;
+    if (schema.get<std::string>() == profile_schema) version = 4;
+    else if (schema.get<std::string>() == profile_schema_v3) version = 3;
     else if (schema.get<std::string>() == profile_schema_v2) version = 2;
     else if (schema.get<std::string>() == profile_schema_v1) version = 1;
     else
       root.at("schema").fail("unsupported schema '" + schema.get<std::string>() + "' (this tool reads " +
-                             profile_schema + ", " + profile_schema_v2 + " and " + profile_schema_v1 + ")");
+                             profile_schema + ", " + profile_schema_v3 + ", " + profile_schema_v2 + " and " + profile_schema_v1 + ")");
     profile p;
     p.version = version;
     p.path = utf8_replaced(name);
@@ -494,7 +629,29 @@ profile parse_profile(const std::string& text, const std::string& name) {
       run.mismatches = get_uint(r, "mismatches", c);
       const json& trace = member(r, "trace", c);
       if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"), version);
+      if (version >= 4) {
+        const json& hardware = member(r, "hardware", c);
+        if (!hardware.is_null()) run.hardware = read_hardware(hardware, c.at("hardware"));
+        const json& timeline = member(r, "timeline", c);
+        if (!timeline.is_null()) run.timeline = read_timeline(timeline, c.at("timeline"));
+        const json& collect = member(r, "collect", c);
+        const cursor cc = c.at("collect");
+        run.collect.traced_ms = get_optional_nonnegative(collect, "traced_ms", cc);
+        run.collect.metrics_ms = get_optional_nonnegative(collect, "metrics_ms", cc);
+        run.collect.timeline_ms = get_optional_nonnegative(collect, "timeline_ms", cc);
+      }
       p.runs.push_back(std::move(run));
+    }
+    if (version >= 4) {
+      const json& collector = member(doc, "collector", root);
+      if (!collector.is_null()) {
+        collector_profile cp;
+        cp.requested = get_strings(collector, "requested", root.at("collector"));
+        cp.notes = get_strings(collector, "notes", root.at("collector"));
+        p.collector = std::move(cp);
+      }
+      const json& activity = member(doc, "host_activity", root);
+      if (!activity.is_null()) p.host_activity = read_host_activity(activity, p.runs, root.at("host_activity"));
     }
     return p;
   } catch (const json::exception& e) {  // every access above is checked first; a backstop

@@ -7,6 +7,7 @@
 #include <climits>
 #include <limits>
 #include <type_traits>
+#include <unordered_map>
 
 namespace cdpkit::schema {
 
@@ -285,7 +286,105 @@ json trace_json(const trace_profile& t) {
             {"rows", rows}}}};
 }
 
+std::int64_t cta_accounting::unaccounted() const noexcept {
+  return static_cast<std::int64_t>(hardware_ctas) - static_cast<std::int64_t>(host_blocks) -
+         static_cast<std::int64_t>(child_blocks);
+}
+
+std::int64_t cta_accounting::unaccounted_threads() const noexcept {
+  return static_cast<std::int64_t>(hardware_threads) - static_cast<std::int64_t>(host_threads) -
+         static_cast<std::int64_t>(child_threads);
+}
+
+accounting_status classify(const cta_accounting& a) noexcept {
+  const std::int64_t d = a.unaccounted(), t = a.unaccounted_threads();
+  if (d == 0 && t == 0) return accounting_status::exact;
+  if (d < 0 || t < 0) return accounting_status::missing_ctas;
+  if (a.transfers > 0) return accounting_status::driver_transfers;
+  // the device runtime's own CTAs hold one thread to one warp each
+  if (d > 0 && t >= d && t <= 32 * d) return accounting_status::device_runtime;
+  return accounting_status::extra_ctas;
+}
+
+const char* name(accounting_status s) noexcept {
+  switch (s) {
+    case accounting_status::exact: return "exact";
+    case accounting_status::device_runtime: return "device_runtime";
+    case accounting_status::driver_transfers: return "driver_transfers";
+    case accounting_status::missing_ctas: return "missing_ctas";
+    case accounting_status::extra_ctas: return "extra_ctas";
+  }
+  return "?";
+}
+
+std::optional<double> hardware_profile::value(const std::string& metric) const {
+  for (const auto& [m, v] : metrics)
+    if (m == metric) return v;
+  return std::nullopt;
+}
+
+std::optional<double> hardware_profile::warp_efficiency() const {
+  const auto warp = value("smsp__inst_executed.sum");
+  const auto thread = value("smsp__thread_inst_executed.sum");
+  if (!warp || !thread || *warp <= 0) return std::nullopt;
+  return *thread / (32.0 * *warp);
+}
+
+std::optional<std::size_t> timeline_profile::index_of(const std::string& metric) const {
+  for (std::size_t k = 0; k < metrics.size(); ++k)
+    if (metrics[k] == metric) return k;
+  return std::nullopt;
+}
+
+json hardware_json(const hardware_profile& h) {
+  json metrics = json::object();
+  for (const auto& [m, v] : h.metrics) metrics[m] = v;
+  json accounting;
+  if (h.accounting) {
+    const auto& a = *h.accounting;
+    accounting = {{"hardware_ctas", a.hardware_ctas}, {"hardware_threads", a.hardware_threads},
+                  {"host_grids", a.host_grids},       {"host_blocks", a.host_blocks},
+                  {"host_threads", a.host_threads},   {"child_grids", a.child_grids},
+                  {"child_blocks", a.child_blocks},   {"child_threads", a.child_threads},
+                  {"transfers", a.transfers},         {"status", name(classify(a))}};
+  }
+  return {{"range", h.range}, {"ms", h.ms}, {"passes", h.passes}, {"metrics", metrics},
+          {"accounting", accounting}};
+}
+
+json timeline_json(const timeline_profile& t) {
+  json samples = json::array();
+  for (const auto& s : t.samples) {
+    json row = json::array({s.start_ns, s.end_ns});
+    for (double v : s.values) row.push_back(v);
+    samples.push_back(std::move(row));
+  }
+  return {{"interval_ns", t.interval_ns}, {"ms", t.ms},         {"metrics", t.metrics},
+          {"overflow", t.overflow},       {"dropped", t.dropped}, {"samples", samples}};
+}
+
+json host_activity_json(const host_activity_profile& a) {
+  // kernels: [run, name index, start, end, blocks, block_threads]; transfers: [run, kind, start,
+  // end, bytes]. Kernel names are listed once.
+  json names = json::array(), kernels = json::array(), transfers = json::array();
+  std::unordered_map<std::string, std::size_t> seen;
+  for (const auto& k : a.kernels) {
+    const auto [it, added] = seen.emplace(k.name, seen.size());
+    if (added) names.push_back(k.name);
+    const std::size_t index = it->second;
+    kernels.push_back({k.run ? json(*k.run) : json(), index, k.start_ns, k.end_ns, k.blocks, k.block_threads});
+  }
+  for (const auto& t : a.transfers)
+    transfers.push_back({t.run ? json(*t.run) : json(), t.kind, t.start_ns, t.end_ns, t.bytes});
+  return {{"kernel_names", names}, {"kernels", kernels}, {"transfers", transfers}, {"dropped", a.dropped}};
+}
+
+json collector_json(const collector_profile& c) {
+  return {{"requested", c.requested}, {"notes", c.notes}};
+}
+
 json run_json(const run_profile& r) {
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
   return {{"id", r.id},
           {"algorithm", r.algorithm},
           {"variant", r.variant},
@@ -298,7 +397,13 @@ json run_json(const run_profile& r) {
           {"checked", r.checked},
           {"verified", r.verified},
           {"mismatches", r.mismatches},
-          {"trace", r.trace ? trace_json(*r.trace) : json()}};
+          {"trace", r.trace ? trace_json(*r.trace) : json()},
+          {"hardware", r.hardware ? hardware_json(*r.hardware) : json()},
+          {"timeline", r.timeline ? timeline_json(*r.timeline) : json()},
+          {"collect",
+           {{"traced_ms", opt(r.collect.traced_ms)},
+            {"metrics_ms", opt(r.collect.metrics_ms)},
+            {"timeline_ms", opt(r.collect.timeline_ms)}}}};
 }
 
 json profile_json(const profile& p) {
@@ -316,7 +421,9 @@ json profile_json(const profile& p) {
             {"driver", p.device.driver},
             {"runtime", p.device.runtime}}},
           {"build", p.build},
-          {"runs", runs}};
+          {"runs", runs},
+          {"collector", p.collector ? collector_json(*p.collector) : json()},
+          {"host_activity", p.host_activity ? host_activity_json(*p.host_activity) : json()}};
 }
 
 }  // namespace cdpkit::schema

@@ -7,8 +7,11 @@
 // flow goes from the parent's slice, at the moment it asked, to the child's. Every request is
 // also an instant on its depth's "requests" track (refused ones included: their outcome says
 // why). A profile without execution windows (cdpkit-profile/2 or /1) gets the older picture: a
-// 1 µs slice per request on a track per depth, flows between them.
+// 1 µs slice per request on a track per depth, flows between them. cdpkit-profile/4 adds, on the
+// same time base (the run's earliest event), the PM samples as counter tracks ("SM active %",
+// "warps active %") and the run's host-launched kernels as slices on a track of their own.
 
+#include <cdpkit/report/analysis.hpp>
 #include <cdpkit/report/html.hpp>
 
 #include <algorithm>
@@ -57,10 +60,31 @@ void thread_meta(json& events, int pid, int tid, const std::string& name, int or
                     {"args", {{"sort_index", order}}}});
 }
 
+/// The host-launched kernels of `run` in the profile's host activity (cdpkit-profile/4).
+std::vector<const schema::activity_kernel*> host_kernels_of(const profile& p, const run_profile& run) {
+  std::vector<const schema::activity_kernel*> out;
+  if (p.host_activity)
+    for (const auto& k : p.host_activity->kernels)
+      if (k.run && *k.run == run.id) out.push_back(&k);
+  return out;
+}
+
+/// The run's time origin (ns, %globaltimer): the earliest request, child start, PM sample or
+/// host kernel start, so that every event of the run has a time at or after 0.
+std::uint64_t run_origin(const run_profile& r, const std::vector<const schema::activity_kernel*>& kernels) {
+  std::uint64_t t0 = ~0ull;
+  if (r.trace)
+    for (const auto& rec : r.trace->records) {
+      t0 = std::min(t0, rec.t_ns);
+      if (has_execution_time(rec)) t0 = std::min(t0, rec.start_ns);
+    }
+  if (r.timeline && !r.timeline->samples.empty()) t0 = std::min(t0, r.timeline->samples.front().start_ns);
+  for (const auto* k : kernels) t0 = std::min(t0, k->start_ns);
+  return t0;
+}
+
 /// cdpkit-profile/2 and /1: a 1 µs slice per request, a track per depth.
-void legacy_run(json& events, int pid, const trace_profile& t) {
-  std::uint64_t t0 = t.records.front().t_ns;
-  for (const auto& rec : t.records) t0 = std::min(t0, rec.t_ns);
+void legacy_run(json& events, int pid, const trace_profile& t, std::uint64_t t0) {
   std::map<std::uint32_t, const launch_record*> by_id;
   for (const auto& rec : t.records) by_id[rec.id] = &rec;
   for (const auto& rec : t.records) {
@@ -83,12 +107,7 @@ void legacy_run(json& events, int pid, const trace_profile& t) {
 }
 
 /// cdpkit-profile/3: measured child grids as slices on non-overlapping lanes.
-void timed_run(json& events, int pid, const trace_profile& t) {
-  std::uint64_t t0 = t.records.front().t_ns;
-  for (const auto& rec : t.records) {
-    t0 = std::min(t0, rec.t_ns);
-    if (has_execution_time(rec)) t0 = std::min(t0, rec.start_ns);
-  }
+void timed_run(json& events, int pid, const trace_profile& t, std::uint64_t t0) {
   const std::size_t n = t.records.size();
   std::set<int> depths;
   for (const auto& rec : t.records) depths.insert(rec.depth);
@@ -178,6 +197,33 @@ void timed_run(json& events, int pid, const trace_profile& t) {
   }
 }
 
+/// cdpkit-profile/4: the PM samples as counter tracks ("SM active %", and "warps active %" when
+/// sampled), a value at each sample's start and 0 after the last one.
+void counter_tracks(json& events, int pid, const schema::timeline_profile& tl, std::uint64_t t0) {
+  const std::pair<const char*, const char*> counters[] = {{"SM active %", sm_active_metric},
+                                                           {"warps active %", warps_active_metric}};
+  for (const auto& [name, metric] : counters) {
+    const auto index = tl.index_of(metric);
+    if (!index) continue;
+    const auto counter = [&, name = name](std::uint64_t ns, double value) {
+      events.push_back({{"name", name}, {"ph", "C"}, {"ts", micros(ns, t0)}, {"pid", pid}, {"args", {{name, value}}}});
+    };
+    for (const auto& s : tl.samples) counter(s.start_ns, s.values[*index]);
+    counter(tl.samples.back().end_ns, 0.0);
+  }
+}
+
+/// cdpkit-profile/4: the run's host-launched kernels as slices on a track of their own.
+void host_kernel_track(json& events, int pid, const std::vector<const schema::activity_kernel*>& kernels,
+                       std::uint64_t t0) {
+  constexpr int tid = 1 << 20;  // past every depth and lane track
+  thread_meta(events, pid, tid, "host-launched kernels", -1);
+  for (const auto* k : kernels)
+    events.push_back({{"name", k->name}, {"cat", "host_kernel"}, {"ph", "X"}, {"ts", micros(k->start_ns, t0)},
+                      {"dur", static_cast<double>(k->end_ns - k->start_ns) / 1000.0}, {"pid", pid}, {"tid", tid},
+                      {"args", {{"blocks", k->blocks}, {"block_threads", k->block_threads}}}});
+}
+
 }  // namespace
 
 std::string render_chrome_trace(const std::vector<profile>& profiles) {
@@ -186,14 +232,22 @@ std::string render_chrome_trace(const std::vector<profile>& profiles) {
   for (const auto& p : profiles) {
     for (const auto& r : p.runs) {
       ++pid;
-      if (!r.trace || r.trace->records.empty()) continue;
-      const trace_profile& t = *r.trace;
+      const bool records = r.trace && !r.trace->records.empty();
+      const bool samples = r.timeline && !r.timeline->samples.empty();
+      const auto kernels = host_kernels_of(p, r);
+      if (!records && !samples && kernels.empty()) continue;
       events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
                         {"args", {{"name", r.variant + " on " + r.input + " (" + p.path + ")"}}}});
-      const bool timed = std::any_of(t.records.begin(), t.records.end(),
-                                     [](const launch_record& rec) { return has_execution_time(rec); });
-      if (timed) timed_run(events, pid, t);
-      else legacy_run(events, pid, t);
+      const std::uint64_t t0 = run_origin(r, kernels);
+      if (records) {
+        const trace_profile& t = *r.trace;
+        const bool timed = std::any_of(t.records.begin(), t.records.end(),
+                                       [](const launch_record& rec) { return has_execution_time(rec); });
+        if (timed) timed_run(events, pid, t, t0);
+        else legacy_run(events, pid, t, t0);
+      }
+      if (samples) counter_tracks(events, pid, *r.timeline, t0);
+      if (!kernels.empty()) host_kernel_track(events, pid, kernels, t0);
     }
   }
   return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}

@@ -1,6 +1,9 @@
 // The HTML report: inline CSS, inline SVG charts (svg.hpp), a few lines of optional JavaScript
 // (sortable tables); everything readable without scripts and offline. Each profile is analysed
-// once (analyze()); the sections below only render the analysis and the profile's fields.
+// once (analyze()); the sections below only render the analysis and the profile's fields. The
+// sections are numbered as they appear: those on the hardware (cdpkit-profile/4: hardware vs
+// probes, CTA accounting, SM activity over time, collection overhead) only where a profile has
+// what they show; the collector's notes come first.
 
 #include "svg.hpp"
 
@@ -9,6 +12,7 @@
 #include <cdpkit/schema/text.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 
 namespace cdpkit::report {
@@ -96,20 +100,23 @@ void child_grid_section(std::ostringstream& o, const profile_analysis& a) {
         << num(s.fallbacks()) << " done inline.</p>";
       if (sa.bands.empty()) continue;
       const auto& bands = sa.bands;
+      const auto label = [](const band& b, const std::string& what) { return (b.flagged ? "underused: " : "") + what; };
       o << "<div class=\"charts\">";
       o << render::log2_chart("work items per child grid", s.work_log2,
                               bands[0].histogram == "work" ? bands[0].last_bucket : -1, "work items",
-                              "underused: < " + std::to_string(r.trace->tiny_grid_work) + " items");
+                              label(bands[0], "< " + std::to_string(r.trace->tiny_grid_work) + " items"),
+                              bands[0].flagged);
       o << render::log2_chart("blocks per child grid", s.blocks_log2, bands[1].last_bucket, "blocks",
-                              "underused: < " + std::to_string(p.device.sms) + " blocks");
+                              label(bands[1], "< " + std::to_string(p.device.sms) + " blocks"), bands[1].flagged);
       o << render::log2_chart("threads per child grid", s.threads_log2, bands[2].last_bucket, "threads",
-                              "below full occupancy");
+                              label(bands[2], "below full occupancy"), bands[2].flagged);
       o << "</div><table><tr><th class=\"l\">underutilized band</th><th>launches in band</th><th>share of launches</th>"
-           "<th>share of launched threads</th></tr>";
+           "<th>share of launched threads</th><th class=\"l\">verdict</th></tr>";
       for (const auto& b : bands) {
         o << "<tr><td class=\"l\">" << esc(b.name) << "</td><td>" << num(b.launches_in) << " of " << num(b.launches_total)
           << "</td><td>" << pct(b.launch_share) << "</td><td>"
-          << (b.thread_share ? pct(*b.thread_share) + (b.thread_share_sampled ? " (sampled)" : "") : "-") << "</td></tr>";
+          << (b.thread_share ? pct(*b.thread_share) + (b.thread_share_sampled ? " (sampled)" : "") : "-")
+          << "</td><td class=\"l\">" << (b.flagged ? "underused: " : "informational: ") << esc(b.reason) << "</td></tr>";
       }
       o << "</table>";
     }
@@ -208,7 +215,7 @@ void pending_section(std::ostringstream& o, const profile_analysis& a) {
   }
 }
 
-void divergence_section(std::ostringstream& o, const profile& p) {
+void divergence_section(std::ostringstream& o, const profile& p, bool hardware_section) {
   for (const auto& r : p.runs) {
     if (!r.trace) continue;
     bool header = false;
@@ -235,9 +242,115 @@ void divergence_section(std::ostringstream& o, const profile& p) {
                              "warps", "under 0.5") << "</div>";
     }
   }
-  o << "<p class=\"note\">Hardware divergence counters (smsp__thread_inst_executed_per_inst_executed.ratio) are not in "
-       "these profiles: they come from the CUPTI collector, which was not active. The probes above work inside child "
-       "grids, where CUPTI cannot see.</p>";
+  if (hardware_section)
+    o << "<p class=\"note\">The hardware's warp efficiency (CUPTI's range profiler: thread instructions over 32 "
+         "times warp instructions, child grids included) is ranked against the probes' in the section Hardware vs "
+         "probes.</p>";
+  else
+    o << "<p class=\"note\">Hardware divergence counters (smsp__thread_inst_executed_per_inst_executed.ratio) are not in "
+         "these profiles: they come from the CUPTI collector, which was not active. The probes above work inside child "
+         "grids, where CUPTI cannot see.</p>";
+}
+
+/// The profile's name as a heading, when the report holds several.
+void profile_heading(std::ostringstream& o, const profile_analysis& a, bool many) {
+  if (many) o << "<h3>" << esc(a.source->path) << "</h3>";
+}
+
+/// A value and its rank, or "-" for both.
+std::string value_and_rank(const std::optional<double>& v, const std::optional<int>& rank) {
+  return "<td>" + (v ? fmt(*v, 3) : std::string("-")) + "</td><td>" + (rank ? std::to_string(*rank) : std::string("-")) +
+         "</td>";
+}
+
+void efficiency_section(std::ostringstream& o, const profile_analysis& a) {
+  const profile& p = *a.source;
+  for (const efficiency_ranking& g : a.efficiency) {
+    o << "<h3>" << esc(g.algorithm + " · " + g.input) << "</h3><table class=\"sortable\"><thead><tr>"
+         "<th class=\"l\">variant</th><th>ms</th><th>probes' warp eff.</th><th>rank</th><th>hardware warp eff.</th>"
+         "<th>rank</th></tr></thead><tbody>";
+    for (const efficiency_row& row : g.rows) {
+      const run_profile& r = p.runs[row.run];
+      o << "<tr><td class=\"l\">" << esc(r.variant) << "</td><td data-v=\"" << r.ms << "\">" << fmt(r.ms, 3) << "</td>"
+        << value_and_rank(row.probes, row.probe_rank) << value_and_rank(row.hardware, row.hardware_rank) << "</tr>";
+    }
+    o << "</tbody></table><p>" << esc(g.verdict) << "</p>";
+  }
+  o << "<p class=\"note\">Rank 1: the most efficient. The probes count active lanes per warp step at the probed "
+       "sites; the hardware counts every instruction of the run (thread instructions / (32 x warp instructions)), over "
+       "one more run of the variant.</p>";
+}
+
+void accounting_section(std::ostringstream& o, const profile_analysis& a) {
+  const profile& p = *a.source;
+  const auto signed_num = [](std::int64_t d) { return (d > 0 ? "+" : "") + std::to_string(d); };
+  o << "<table><tr><th class=\"l\">run</th><th>hardware CTAs</th><th>host blocks (grids)</th>"
+       "<th>traced child blocks (grids)</th><th>difference: CTAs / threads</th><th class=\"l\">verdict</th></tr>";
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    if (!a.runs[k].accounting) continue;
+    const accounting_analysis& acc = *a.runs[k].accounting;
+    const auto& c = acc.counts;
+    o << "<tr><td class=\"l\">" << esc(run_title(p.runs[k])) << "</td><td>" << num(c.hardware_ctas) << "</td><td>"
+      << num(c.host_blocks) << " (" << num(c.host_grids) << ")</td><td>" << num(c.child_blocks) << " ("
+      << num(c.child_grids) << ")</td><td>" << signed_num(acc.difference) << " / " << signed_num(acc.thread_difference)
+      << "</td><td class=\"l\">" << badge(!acc.problem(), acc.verdict) << "</td></tr>";
+  }
+  o << "</table><p class=\"note\">difference: what the hardware launched (sm__ctas_launched.sum, "
+       "sm__threads_launched.sum) minus the host-launched blocks (CUPTI's activity records) minus the child blocks the "
+       "trace says were launched. The CUDA device runtime runs a few CTAs of its own, of one thread to one warp, "
+       "beside a program that launches from the device; copies and memsets may run the driver's kernels.</p>";
+}
+
+void activity_section(std::ostringstream& o, const profile_analysis& a) {
+  const profile& p = *a.source;
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    if (!a.runs[k].activity) continue;
+    const sm_activity& act = *a.runs[k].activity;
+    const run_profile& r = p.runs[k];
+    o << "<h3>" << esc(run_title(r)) << "</h3><p>" << num(act.samples) << " PM samples over "
+      << fmt(static_cast<double>(act.span_ns) / 1e6, 3) << " ms: SM active " << fmt(act.mean_sm_active, 1)
+      << "% on average";
+    if (act.mean_warps_active) o << " (warps active " << fmt(*act.mean_warps_active, 1) << "%)";
+    o << "; SM active below " << fmt(idle_sm_active_pct, 0) << "% for " << pct(act.idle_share) << " of the sampled time";
+    if (act.in_flight_sm_active) o << "; " << fmt(*act.in_flight_sm_active, 1) << "% while child grids ran";
+    o << ".";
+    if (r.timeline->overflow || r.timeline->dropped > 0)
+      o << " The sampler dropped " << num(r.timeline->dropped) << " samples" << (r.timeline->overflow ? " (overflow)" : "")
+        << ".";
+    o << "</p>" << render::activity_chart(act);
+  }
+}
+
+/// A collection run's time and its ratio to the timed run, or "-".
+std::string overhead_cell(const std::optional<double>& ms, const std::optional<double>& ratio) {
+  return "<td>" + (ms && ratio ? fmt(*ms, 3) + " ms (" + fmt(*ratio, 2) + "x)" : std::string("-")) + "</td>";
+}
+
+void overhead_section(std::ostringstream& o, const profile_analysis& a) {
+  const profile& p = *a.source;
+  o << "<table><tr><th class=\"l\">run</th><th>timed ms</th><th>traced</th><th>metrics</th><th>timeline</th></tr>";
+  for (std::size_t k = 0; k < p.runs.size(); ++k) {
+    const collect_overhead& c = a.runs[k].overhead;
+    if (!c.any()) continue;
+    const run_profile& r = p.runs[k];
+    o << "<tr><td class=\"l\">" << esc(run_title(r)) << "</td><td>" << fmt(r.ms, 3) << "</td>"
+      << overhead_cell(r.collect.traced_ms, c.traced) << overhead_cell(r.collect.metrics_ms, c.metrics)
+      << overhead_cell(r.collect.timeline_ms, c.timeline) << "</tr>";
+  }
+  o << "</table><p class=\"note\">Each collection run's time over the timed median without collection (1.02x: 2% "
+       "slower): the trace, the hardware metrics and the PM timeline are each taken in a run of their own.</p>";
+}
+
+/// The collector's notes (why a part stood aside), at the top of the report.
+void collector_notes(std::ostringstream& o, const std::vector<profile>& profiles) {
+  for (const auto& p : profiles) {
+    if (!p.collector || p.collector->notes.empty()) continue;
+    o << "<div class=\"finding warning\"><b>Collector</b> (" << esc(p.path) << ", asked for";
+    for (const auto& part : p.collector->requested) o << " " << esc(part);
+    o << "):<ul>";
+    for (const auto& n : p.collector->notes) o << "<li>" << esc(n) << "</li>";
+    o << "</ul></div>";
+  }
 }
 
 void comparison_section(std::ostringstream& o, const std::vector<profile>& profiles) {
@@ -274,45 +387,106 @@ void finding_paragraph(std::ostringstream& o, const finding& f) {
   o << "<p class=\"finding " << cls << "\">" << esc(f.text) << "</p>";
 }
 
+/// One h2 section of the report: its anchor, its title, and what draws its body.
+struct section {
+  std::string id, title;
+  std::function<void(std::ostringstream&)> body;
+};
+
+/// Whether a profile has what a hardware section shows.
+bool has_efficiency(const profile_analysis& a) { return !a.efficiency.empty(); }
+bool has_accounting(const profile_analysis& a) {
+  return std::any_of(a.runs.begin(), a.runs.end(), [](const run_analysis& r) { return r.accounting.has_value(); });
+}
+bool has_activity(const profile_analysis& a) {
+  return std::any_of(a.runs.begin(), a.runs.end(), [](const run_analysis& r) { return r.activity.has_value(); });
+}
+bool has_overhead(const profile_analysis& a) {
+  return std::any_of(a.runs.begin(), a.runs.end(), [](const run_analysis& r) { return r.overhead.any(); });
+}
+
+/// The sections of the report, in order; those on the hardware only where some profile has
+/// what they show (each drawn for those profiles, under the profile's name when there are several).
+std::vector<section> sections(const std::vector<profile>& profiles, const std::vector<profile_analysis>& analyses) {
+  const bool many = profiles.size() > 1;
+  const bool hardware = std::any_of(analyses.begin(), analyses.end(), has_efficiency);
+  std::vector<section> out;
+  out.push_back({"summary", "Summary", [&](std::ostringstream& o) {
+                   for (const auto& a : analyses) summary_section(o, a);
+                 }});
+  out.push_back({"child-grids", "Child grids", [&](std::ostringstream& o) {
+                   o << "<p class=\"note\">Histograms of child-grid sizes per launch site. The shaded band holds the "
+                        "grids too small to fill the GPU alone: fewer work items than a warp has lanes, fewer blocks "
+                        "than the GPU has SMs, fewer threads than it holds at full occupancy. Orange: underused, the "
+                        "launched work did not fill the GPU; grey: informational (together the grids filled it, or "
+                        "no faster variant ran).</p>";
+                   for (const auto& a : analyses) child_grid_section(o, a);
+                 }});
+  out.push_back({"launch-tree", "Launch tree", [&](std::ostringstream& o) {
+                   o << "<p class=\"note\">Child grids aggregated by depth and launching site (width: launches; "
+                        "colour: mean work per grid).</p>";
+                   for (const auto& a : analyses) tree_section(o, a);
+                 }});
+  out.push_back({"pending", "Pending launches", [&](std::ostringstream& o) {
+                   for (const auto& a : analyses) pending_section(o, a);
+                 }});
+  out.push_back({"divergence", "Divergence", [&, hardware](std::ostringstream& o) {
+                   for (const auto& p : profiles) divergence_section(o, p, hardware);
+                 }});
+  struct hardware_part {
+    const char* id;
+    const char* title;
+    void (*draw)(std::ostringstream&, const profile_analysis&);
+    bool (*has)(const profile_analysis&);
+  };
+  for (const hardware_part& part : {hardware_part{"hardware", "Hardware vs probes", efficiency_section, has_efficiency},
+                                    hardware_part{"accounting", "CTA accounting", accounting_section, has_accounting},
+                                    hardware_part{"sm-activity", "SM activity over time", activity_section, has_activity},
+                                    hardware_part{"overhead", "Collection overhead", overhead_section, has_overhead}}) {
+    if (std::none_of(analyses.begin(), analyses.end(), part.has)) continue;
+    out.push_back({part.id, part.title, [&analyses, many, part](std::ostringstream& o) {
+                     for (const auto& a : analyses)
+                       if (part.has(a)) {
+                         profile_heading(o, a, many);
+                         part.draw(o, a);
+                       }
+                   }});
+  }
+  out.push_back({"findings", "Findings", [&, many](std::ostringstream& o) {
+                   for (const auto& a : analyses) {
+                     profile_heading(o, a, many);
+                     if (a.findings.empty()) o << "<p class=\"note\">Nothing to report.</p>";
+                     for (const auto& f : a.findings) finding_paragraph(o, f);
+                   }
+                 }});
+  out.push_back({"comparison", "Comparison", [&](std::ostringstream& o) { comparison_section(o, profiles); }});
+  return out;
+}
+
 }  // namespace
 
 std::string render_html(const std::vector<profile>& profiles) {
   std::vector<profile_analysis> analyses;
   analyses.reserve(profiles.size());
   for (const auto& p : profiles) analyses.push_back(analyze(p));
+  const std::vector<section> parts = sections(profiles, analyses);
   std::ostringstream o;
   o << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
        "content=\"width=device-width,initial-scale=1\"><title>cdpkit report</title><style>"
     << css << "</style></head><body><h1>cdpkit divergence report</h1><p class=\"note\">Child grids, launch tree, pending"
                " launches and per-warp divergence from the device-side trace of cdpkit's launch layer.</p>";
-  // At a glance: the most important findings, all of them in section 6.
-  o << "<nav><a href=\"#summary\">1. Summary</a> · <a href=\"#child-grids\">2. Child grids</a> · "
-       "<a href=\"#launch-tree\">3. Launch tree</a> · <a href=\"#pending\">4. Pending launches</a> · "
-       "<a href=\"#divergence\">5. Divergence</a> · <a href=\"#findings\">6. Findings</a> · "
-       "<a href=\"#comparison\">7. Comparison</a></nav><h2 id=\"glance\">At a glance</h2>";
+  collector_notes(o, profiles);
+  o << "<nav>";
+  for (std::size_t k = 0; k < parts.size(); ++k)
+    o << (k ? " · " : "") << "<a href=\"#" << parts[k].id << "\">" << k + 1 << ". " << esc(parts[k].title) << "</a>";
+  // At a glance: the most important findings, all of them in the findings section.
+  o << "</nav><h2 id=\"glance\">At a glance</h2>";
   for (const auto& a : analyses)
     for (std::size_t k = 0; k < a.findings.size() && k < 3; ++k) finding_paragraph(o, a.findings[k]);
-  o << "<h2 id=\"summary\">1. Summary</h2>";
-  for (const auto& a : analyses) summary_section(o, a);
-  o << "<h2 id=\"child-grids\">2. Child grids</h2><p class=\"note\">Histograms of child-grid sizes per launch site. "
-       "The shaded band is where the GPU is underused: fewer work items than a warp has lanes, fewer blocks than the "
-       "GPU has SMs, fewer threads than it holds at full occupancy.</p>";
-  for (const auto& a : analyses) child_grid_section(o, a);
-  o << "<h2 id=\"launch-tree\">3. Launch tree</h2><p class=\"note\">Child grids aggregated by depth and launching site "
-       "(width: launches; colour: mean work per grid).</p>";
-  for (const auto& a : analyses) tree_section(o, a);
-  o << "<h2 id=\"pending\">4. Pending launches</h2>";
-  for (const auto& a : analyses) pending_section(o, a);
-  o << "<h2 id=\"divergence\">5. Divergence</h2>";
-  for (const auto& p : profiles) divergence_section(o, p);
-  o << "<h2 id=\"findings\">6. Findings</h2>";
-  for (const auto& a : analyses) {
-    if (profiles.size() > 1) o << "<h3>" << esc(a.source->path) << "</h3>";
-    if (a.findings.empty()) o << "<p class=\"note\">Nothing to report.</p>";
-    for (const auto& f : a.findings) finding_paragraph(o, f);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    o << "<h2 id=\"" << parts[k].id << "\">" << k + 1 << ". " << esc(parts[k].title) << "</h2>";
+    parts[k].body(o);
   }
-  o << "<h2 id=\"comparison\">7. Comparison</h2>";
-  comparison_section(o, profiles);
   o << "<script>" << script << "</script></body></html>\n";
   return o.str();
 }

@@ -36,9 +36,11 @@ struct bfs_run {
 };
 
 /// Run each options entry (device_driver without a threshold gets default_bfs_threshold).
+/// `collector` (may be null): what to collect beside the timing (harness::measure); the ranges
+/// are named "bfs::<variant>".
 std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& graph,
                                       launch_runtime& runtime, std::vector<bfs_options> variants,
-                                      int reps);
+                                      int reps, profiling::collector* collector = nullptr);
 
 void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<bfs_run>& runs);
 

@@ -32,8 +32,11 @@ std::string input_label(const segment_params& params);
 
 /// Run every policy on `workload` (timed `reps` times with tracing off, one traced run, checked
 /// against the Thrust reference).
+/// `collector` (may be null): what to collect beside the timing (harness::measure); the ranges
+/// are named "loop_to_child::<policy>".
 std::vector<policy_result> run_policies(segment_workload& workload, launch_runtime& runtime,
-                                        const std::vector<loop_policy>& policies, int reps);
+                                        const std::vector<loop_policy>& policies, int reps,
+                                        profiling::collector* collector = nullptr);
 
 /// The table: time, items/s, ratios to serial_loop and flat_balanced (when they ran), child
 /// launches, fallbacks, tiny-grid share, warp efficiency, check.

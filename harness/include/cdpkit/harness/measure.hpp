@@ -4,6 +4,8 @@
 // trips inside it included), then one traced run, and a result check.
 
 #include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/collector.hpp>
+#include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 
 #include <cuda_runtime_api.h>
@@ -42,6 +44,9 @@ struct measurement {
   /// Mismatches of the last timed (untraced) run plus those of the traced run; 0 = verified.
   std::uint64_t mismatches = 0;
   std::uint64_t timed_mismatches = 0;   ///< of the last timed run alone
+  /// What the collector measured (when one was given): the range metrics with the accounting,
+  /// the timeline of the traced run, the times of the collection runs, their host activity.
+  profiling::run_collected collected;
 };
 
 /// True when the run's output was checked and matched (timed and traced runs alike).
@@ -60,9 +65,15 @@ std::string check_text(const measurement& m);
 
 /// The protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
 /// output, then if `traced`, one more run inside a trace_session and `check` of its output.
+/// With a `collector` (may be null; its options decide, `traced` is then ignored): the traced
+/// run when its options say trace; with the timeline, one more traced run under PM sampling,
+/// whose trace is the measurement's (the samples and the child windows are of one run); with
+/// metrics, one more traced run inside a range named `name`, whose trace gives the CTA
+/// accounting. Every run's output is checked; each collection run's time is kept.
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,
-                    cudaStream_t stream = nullptr);
+                    cudaStream_t stream = nullptr, profiling::collector* collector = nullptr,
+                    const std::string& name = {});
 
 }  // namespace cdpkit::harness

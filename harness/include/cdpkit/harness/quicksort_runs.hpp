@@ -94,9 +94,10 @@ class sort_runner {
   sort_runner(const sort_runner&) = delete;
   sort_runner& operator=(const sort_runner&) = delete;
 
-  /// Time `v` `reps` times with tracing off, trace one more run, check both outputs.
+  /// Time `v` `reps` times with tracing off, trace one more run, check both outputs; with a
+  /// `collector`, collect what it says (harness::measure; the range "quicksort::<variant>").
   /// Throws cdpkit::input_error when `v` needs more scratch than the runner was sized for.
-  quicksort_run run(quicksort_variant v, int reps);
+  quicksort_run run(quicksort_variant v, int reps, profiling::collector* collector = nullptr);
 
   /// Keys of the reference that are out of order (a broken reference; 0 expected). They are
   /// counted as mismatches of every run.
@@ -111,7 +112,7 @@ class sort_runner {
 /// Run each variant on the case (one runner, so one reference).
 std::vector<quicksort_run> run_quicksort_variants(const sort_case& c, launch_runtime& runtime,
                                                   const std::vector<quicksort_variant>& variants,
-                                                  int reps);
+                                                  int reps, profiling::collector* collector = nullptr);
 
 /// The table: ms, Mkeys/s, ratios to thrust_radix and thrust_merge (when they ran; >1 =
 /// faster), child launches, tiny-grid %, max depth, fallbacks, warp efficiency, check.

@@ -1,10 +1,11 @@
 #pragma once
 // cdpkit/profiling/profile.hpp — the profile JSON document (schema cdpkit::schema::profile_schema,
-// "cdpkit-profile/3", see profiling/README.md): device and build information, runs, and per-run
+// "cdpkit-profile/4", see profiling/README.md): device and build information, runs, and per-run
 // launch traces. The format itself (types, JSON, version, summary) is the schema layer's
 // (cdpkit/schema/profile.hpp); this is the writer that fills it from the device and a snapshot.
 
 #include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/host_activity.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/schema/profile.hpp>
 
@@ -34,6 +35,16 @@ nlohmann::json trace_json(const trace_snapshot& snapshot, std::size_t max_record
 /// The summary in the profile's form (schema::summary_json).
 using schema::summary_json;
 
+/// What the collector measured for a run beside its trace (cdpkit/profiling/collector.hpp).
+struct run_collected {
+  std::optional<schema::hardware_profile> hardware;
+  std::optional<schema::timeline_profile> timeline;
+  schema::collect_times times;
+  /// The host kernels and transfers of the run's collection runs, for the document's
+  /// host_activity (tagged with the run's id).
+  std::optional<host_activity_log> host;
+};
+
 /// Accumulates runs and writes one profile document.
 class profile_document {
  public:
@@ -45,6 +56,11 @@ class profile_document {
   /// the counters are always complete).
   void add_run(const run_info& run, const std::optional<trace_snapshot>& trace = std::nullopt,
                std::size_t max_records = 16384);
+  /// The same with what the collector measured for the run.
+  void add_run(const run_info& run, const std::optional<trace_snapshot>& trace, const run_collected& collected,
+               std::size_t max_records = 16384);
+  /// Record what the collector was asked for and its notes (the document's "collector").
+  void set_collector(const schema::collector_profile& collector);
 
   [[nodiscard]] const nlohmann::json& json() const noexcept { return doc_; }
 
@@ -55,6 +71,7 @@ class profile_document {
 
  private:
   nlohmann::json doc_;
+  std::optional<schema::host_activity_profile> host_;
 };
 
 }  // namespace cdpkit::profiling

@@ -1,7 +1,9 @@
 #pragma once
 // cdpkit/report/analysis.hpp — every number the report shows, computed once per profile:
-// underutilized bands of child grid sizes, the launch tree aggregated by depth and site,
-// baselines and ratios, the comparison of several profiles, and the findings. The renderers
+// underutilized bands of child grid sizes (and whether they are a problem), the launch tree
+// aggregated by depth and site, baselines and ratios, the hardware's view (cdpkit-profile/4: warp
+// efficiency ranked against the probes', the CTA accounting, SM activity over time, the cost of
+// collecting), the comparison of several profiles, and the findings. The renderers
 // (cdpkit/report/html.hpp) only render what analyze() and compare() return.
 
 #include <cdpkit/report/profile.hpp>
@@ -9,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cdpkit::report {
@@ -25,6 +28,10 @@ struct band {
   /// it holds all of them, else from that sample); unset without records of the site.
   std::optional<double> thread_share;
   bool thread_share_sampled = false;
+  /// A problem: launches in the band, and nothing shows the launched work filled the GPU
+  /// (judge_bands()). An unflagged band is informational: shown, but no advice and no finding.
+  bool flagged = true;
+  std::string reason;  ///< why it is flagged or not, a phrase for the report
 };
 
 /// Last log2 bucket b whose whole range [2^b, 2^(b+1)) lies below `limit` (-1 if none).
@@ -36,6 +43,26 @@ int last_bucket_below(std::uint64_t limit);
 /// `trace`'s sites.
 std::vector<band> underutilized_bands(const site_profile& site, const trace_profile& trace,
                                       std::uint64_t sms, std::uint64_t max_threads_per_sm = 2048);
+
+/// What a run shows of filling the GPU, for judge_bands().
+struct fill_evidence {
+  std::uint64_t sms = 1;
+  /// Child blocks in flight, time-averaged over the child timeline (child_timeline::mean_blocks);
+  /// unset without measured child grids.
+  std::optional<double> mean_blocks;
+  std::optional<double> mean_sm_active;  ///< the PM timeline's mean SM active % (sm_activity)
+  bool fastest = false;                  ///< the fastest verified run of its algorithm and input
+};
+/// A run's fill counts as shown when its child blocks in flight averaged at least one per SM or
+/// its SMs were active at least this share of the time (%).
+inline constexpr double filled_sm_active_pct = 60.0;
+
+/// Set each band's `flagged` and `reason`. A band without launches is not flagged. With timing
+/// (measured child grids or a PM timeline) a band is flagged only where the run did not fill the
+/// GPU: informational when the time-averaged child blocks in flight reached the SM count or the
+/// mean SM active % reached filled_sm_active_pct. Without timing every band with launches is
+/// flagged, except in the fastest run of its input.
+void judge_bands(std::vector<band>& bands, const fill_evidence& evidence);
 
 /// One cell of the launch tree: the launches of `site` at `depth`.
 struct tree_node {
@@ -77,11 +104,116 @@ struct child_timeline {
   std::uint64_t timed_grids = 0;  ///< measured child grids
   std::vector<double> grids;      ///< per bin
   std::vector<double> blocks;     ///< per bin
+  double mean_blocks = 0;         ///< blocks in flight, time-averaged over the span
   double busy_share = 0;          ///< share of the span with at least one child grid running
 };
 /// Unset when the trace holds no measured child grid (a /2 or /1 profile, or nothing launched).
 /// Precondition: bins >= 1.
 std::optional<child_timeline> build_child_timeline(const trace_profile& trace, int bins = 240);
+
+// --- the hardware's view (cdpkit-profile/4) -----------------------------------------------------
+
+/// The PM timeline metrics the report reads: the share of the SMs' cycles they were active, and
+/// the share of the warp slots occupied (both % of peak, 0-100).
+inline constexpr const char* sm_active_metric = "sm__cycles_active.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* warps_active_metric = "sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed";
+/// SM active % below which a stretch of the run counts as idle.
+inline constexpr double idle_sm_active_pct = 25.0;
+/// Mean SM active % while child grids ran below which a CDP run's GPU was mostly idle (a finding).
+inline constexpr double mostly_idle_sm_active_pct = 30.0;
+
+/// One variant's warp efficiency by the probes and by the hardware, and its rank by each (1 =
+/// most efficient, among the variants of its input with that value; ties share a rank).
+struct efficiency_row {
+  std::size_t run = 0;                  ///< index in profile::runs
+  std::optional<double> probes;         ///< the trace summary's warp_efficiency
+  std::optional<double> hardware;       ///< hardware_profile::warp_efficiency()
+  std::optional<int> probe_rank, hardware_rank;
+};
+/// The variants of one algorithm and input, ranked by both warp efficiencies.
+struct efficiency_ranking {
+  std::string algorithm, input;
+  std::vector<efficiency_row> rows;  ///< in the profile's order
+  std::size_t compared = 0;          ///< variants with both values
+  bool agree = true;                 ///< the compared variants rank in the same order by both
+  std::optional<double> spearman;    ///< rank correlation over the compared (unset: fewer than 2, or all tied)
+  std::string verdict;               ///< a sentence: "same order" or where they differ
+};
+/// The rankings for every algorithm and input where some run has hardware metrics (none when no
+/// run has any).
+std::vector<efficiency_ranking> rank_efficiencies(const profile& p);
+
+/// The CTA accounting of one run, read: its status and the verdict in words.
+struct accounting_analysis {
+  schema::cta_accounting counts;
+  schema::accounting_status status = schema::accounting_status::exact;
+  std::int64_t difference = 0;         ///< counts.unaccounted(): CTAs
+  std::int64_t thread_difference = 0;  ///< counts.unaccounted_threads()
+  std::string verdict;                 ///< e.g. "every child grid accounted for"
+  [[nodiscard]] bool problem() const noexcept;  ///< missing or extra CTAs
+};
+/// The accounting's status (schema::classify()) and its verdict: exact "every child grid
+/// accounted for"; device_runtime the same and "N more CTAs are the CUDA device runtime's own (T
+/// threads, 1 to 32 per CTA)"; driver_transfers the same and "N more CTAs beside the run's X
+/// copies and memsets (the driver's kernels for some)"; missing_ctas "N child blocks the trace
+/// counts never ran on the GPU"; extra_ctas "N CTAs that no launch accounts for" (threads where
+/// the CTAs balance; singular for one).
+accounting_analysis analyze_accounting(const schema::cta_accounting& counts);
+
+/// Windows (start, end in ns) drawn as a strip under a time chart: packed into rows where few
+/// enough, else binned into the grids in flight over time.
+struct window_strip {
+  struct bar {
+    double start_ms = 0, end_ms = 0;  ///< from the chart's origin
+    int row = 0;
+  };
+  std::uint64_t windows = 0;   ///< windows overlapping the chart's span
+  std::vector<bar> bars;       ///< each window, when packed
+  int rows = 0;
+  std::vector<double> density; ///< windows in flight per equal bin, when too many to draw
+};
+/// At most this many rows and bars; past either, the strip is binned.
+inline constexpr int max_strip_rows = 8;
+inline constexpr std::size_t max_strip_bars = 2000;
+/// The windows clipped to [t0, t0 + span): packed into rows (the lowest row free at each start)
+/// when they fit max_strip_rows and max_strip_bars, else `bins` bins of windows in flight.
+/// Precondition: bins >= 1.
+window_strip pack_windows(std::vector<std::pair<std::uint64_t, std::uint64_t>> windows, std::uint64_t t0,
+                          std::uint64_t span, int bins = 240);
+
+/// One point of the SM activity series: a window (ms from the first sample) and its values (%).
+struct activity_point {
+  double start_ms = 0, end_ms = 0;
+  double sm_active = 0;
+  std::optional<double> warps_active;
+};
+/// The PM timeline of a run, read: the means, the idle share, and what ran when.
+struct sm_activity {
+  std::uint64_t t0_ns = 0;    ///< the first sample's start
+  std::uint64_t span_ns = 0;  ///< to the last sample's end
+  std::size_t samples = 0;
+  /// The samples, or past max_activity_points their time-weighted means over that many equal bins.
+  std::vector<activity_point> series;
+  double mean_sm_active = 0;              ///< time-weighted over the samples, %
+  std::optional<double> mean_warps_active;
+  double idle_share = 0;                  ///< share of the sampled time with SM active < idle_sm_active_pct
+  /// Mean SM active % over the time at least one child grid ran; unset without measured children.
+  std::optional<double> in_flight_sm_active;
+  window_strip children;                  ///< the run's measured child grids
+  window_strip host_kernels;              ///< the run's host-launched kernels in the window
+};
+inline constexpr std::size_t max_activity_points = 600;
+/// Unset without a timeline holding sm_active_metric and at least one sample. `host`: the
+/// profile's host activity (null when none); its kernels with run == run.id are drawn.
+std::optional<sm_activity> build_sm_activity(const run_profile& run, const schema::host_activity_profile* host);
+
+/// A collection run's time over the run's timed median (1.02 = 2% slower); unset when not made.
+struct collect_overhead {
+  std::optional<double> traced, metrics, timeline;
+  [[nodiscard]] bool any() const noexcept { return traced || metrics || timeline; }
+};
+/// The run's collection times over run.ms (all unset when run.ms is not positive).
+collect_overhead collection_overhead(const run_profile& run);
 
 /// Index of the run that is the baseline for `run`: among the runs of the same algorithm and
 /// input, the one whose variant is the run's `baseline` (unset when there is none), or the first
@@ -113,12 +245,16 @@ struct run_analysis {
   std::optional<child_timeline> timeline;  ///< when child grids were measured
   std::vector<std::uint64_t> launches_by_depth;  ///< every site's depth_hist summed, to the deepest (>= 1)
   std::uint64_t pending_ceiling = 0;    ///< min(device limit, budget)
+  std::optional<accounting_analysis> accounting;  ///< when the hardware counted the CTAs
+  std::optional<sm_activity> activity;  ///< when the run has a PM timeline
+  collect_overhead overhead;
 };
 
 /// The analysis of one profile: per run, then the findings.
 struct profile_analysis {
   const profile* source = nullptr;  ///< the profile analysed (it must outlive the analysis)
   std::vector<run_analysis> runs;   ///< one per p.runs entry
+  std::vector<efficiency_ranking> efficiency;  ///< rank_efficiencies()
   std::vector<finding> findings;
 };
 /// Everything the report shows of `p`, computed once. Precondition: `p` outlives the result.

@@ -4,7 +4,15 @@
 // The profiler writes it (cdpkit::profiling::profile_document), the reports read it
 // (cdpkit::report); profiling/README.md documents every field.
 //
-// Versions. cdpkit-profile/3 (written now) differs from cdpkit-profile/2 (still read) in:
+// Versions. cdpkit-profile/4 (written now) differs from cdpkit-profile/3 (still read) in:
+// - per run, "hardware": what CUPTI's range profiler measured over one more run of the variant
+//   (metrics, and the CTA accounting against the host launches and the trace), or null;
+// - per run, "timeline": the PM samples (SM activity over time) taken during the traced run, or
+//   null; per run, "collect": the times of the traced, measured and sampled runs;
+// - at the top, "collector": what was asked for and why any part stood aside, or null; and
+//   "host_activity": the host-launched kernels and the transfers CUPTI's activity API saw, or
+//   null. A /3 document has none of these.
+// cdpkit-profile/3 differs from cdpkit-profile/2 (still read) in:
 // - the record columns "start_ns" and "end_ns" after "error": when the child grid's first block
 //   started and its last block finished (%globaltimer, ns), both null when not measured (a
 //   child not launched); a /2 or /1 record has them unmeasured.
@@ -28,13 +36,15 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cdpkit::schema {
 
 /// The version this code writes, and the versions it reads.
-inline constexpr int profile_version = 3;
-inline constexpr const char* profile_schema = "cdpkit-profile/3";
+inline constexpr int profile_version = 4;
+inline constexpr const char* profile_schema = "cdpkit-profile/4";
+inline constexpr const char* profile_schema_v3 = "cdpkit-profile/3";
 inline constexpr const char* profile_schema_v2 = "cdpkit-profile/2";
 inline constexpr const char* profile_schema_v1 = "cdpkit-profile/1";
 
@@ -179,10 +189,103 @@ struct run_description {
   std::uint64_t mismatches = 0;
 };
 
+/// The CTA accounting of one measured run: the CTAs (and threads) the hardware ran against the
+/// blocks the host launched (activity API) and the child blocks the trace says were launched.
+struct cta_accounting {
+  std::uint64_t hardware_ctas = 0;     ///< sm__ctas_launched.sum over the run
+  std::uint64_t hardware_threads = 0;  ///< sm__threads_launched.sum over the run
+  std::uint64_t host_grids = 0, host_blocks = 0, host_threads = 0;     ///< host-launched kernels
+  std::uint64_t child_grids = 0, child_blocks = 0, child_threads = 0;  ///< launched child grids (trace)
+  std::uint64_t transfers = 0;  ///< copies and memsets in the run (the driver runs kernels for some)
+  /// hardware - host - child CTAs: those no launch of the program accounts for (negative: traced
+  /// child blocks the hardware never ran).
+  [[nodiscard]] std::int64_t unaccounted() const noexcept;
+  /// The same for threads.
+  [[nodiscard]] std::int64_t unaccounted_threads() const noexcept;
+};
+
+/// How the accounting reads (classify()). Measured on an H200 (CUDA 13.0, docs/design.md): the
+/// CUDA device runtime runs CTAs of its own beside a program's device launches, each of one
+/// thread or one warp (e.g. a parent block launching 64 one-block grids: 6 more CTAs, 1 of one
+/// thread and 5 of 32); without device launches there are none; the first launches of a process
+/// add 4; copies and memsets may run the driver's own kernels.
+enum class accounting_status {
+  exact,             ///< every CTA and thread is a host block or a traced child block
+  device_runtime,    ///< more CTAs, each of 1 to 32 threads: the device runtime's own
+  driver_transfers,  ///< more CTAs, and the run made copies or memsets (their kernels' sizes unknown)
+  missing_ctas,      ///< fewer CTAs or threads than the launches: traced child grids that never ran
+  extra_ctas         ///< more CTAs than the launches account for, not the device runtime's kind
+};
+accounting_status classify(const cta_accounting& a) noexcept;
+/// "exact", "device_runtime", "driver_transfers", "missing_ctas", "extra_ctas".
+const char* name(accounting_status s) noexcept;
+
+/// What CUPTI's range profiler measured over one more run of a variant (its own range).
+struct hardware_profile {
+  std::string range;  ///< the range's name
+  double ms = 0;      ///< the measured run's time (CUDA events inside the range)
+  std::uint64_t passes = 1;
+  std::vector<std::pair<std::string, double>> metrics;  ///< in the order measured
+  std::optional<cta_accounting> accounting;              ///< when host kernels were recorded
+  /// The value of `metric`, unset when not measured.
+  [[nodiscard]] std::optional<double> value(const std::string& metric) const;
+  /// smsp__thread_inst_executed.sum / (32 * smsp__inst_executed.sum), unset without both.
+  [[nodiscard]] std::optional<double> warp_efficiency() const;
+};
+
+/// One PM sample: its window (ns, %globaltimer clock) and a value per timeline metric.
+struct timeline_sample {
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::vector<double> values;
+};
+
+/// The PM samples taken while the traced run ran.
+struct timeline_profile {
+  std::uint64_t interval_ns = 0;
+  double ms = 0;  ///< the sampled run's time
+  std::vector<std::string> metrics;
+  bool overflow = false;
+  std::uint64_t dropped = 0;
+  std::vector<timeline_sample> samples;  ///< by start time, windows not overlapping
+  [[nodiscard]] std::optional<std::size_t> index_of(const std::string& metric) const;
+};
+
+/// The times of the collection runs of a variant (ms; unset: not made).
+struct collect_times {
+  std::optional<double> traced_ms, metrics_ms, timeline_ms;
+};
+
 /// A run in the profile: its description, its index in the document, and its trace (if traced).
 struct run_profile : run_description {
   std::uint64_t id = 0;
   std::optional<trace_profile> trace;
+  std::optional<hardware_profile> hardware;  ///< cdpkit-profile/4
+  std::optional<timeline_profile> timeline;  ///< cdpkit-profile/4
+  collect_times collect;                     ///< cdpkit-profile/4
+};
+
+/// A host-launched kernel or a transfer, as CUPTI's activity API saw it (ns, CUPTI's clock, the
+/// same as %globaltimer on the H200). `run`: the run it belongs to, unset when none.
+struct activity_kernel {
+  std::optional<std::uint64_t> run;
+  std::string name;
+  std::uint64_t start_ns = 0, end_ns = 0, blocks = 0, block_threads = 0;
+};
+struct activity_transfer {
+  std::optional<std::uint64_t> run;
+  std::string kind;  ///< "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "memset", "other"
+  std::uint64_t start_ns = 0, end_ns = 0, bytes = 0;
+};
+struct host_activity_profile {
+  std::vector<activity_kernel> kernels;
+  std::vector<activity_transfer> transfers;
+  std::uint64_t dropped = 0;
+};
+
+/// What the collector was asked for and why any part of it stood aside.
+struct collector_profile {
+  std::vector<std::string> requested;  ///< "trace", "metrics", "timeline"
+  std::vector<std::string> notes;      ///< e.g. "metrics: CUPTI: ...: another profiler holds CUPTI"
 };
 
 struct device_profile {
@@ -199,6 +302,8 @@ struct profile {
   device_profile device;
   nlohmann::json build = nlohmann::json::object();
   std::vector<run_profile> runs;
+  std::optional<collector_profile> collector;          ///< cdpkit-profile/4
+  std::optional<host_activity_profile> host_activity;  ///< cdpkit-profile/4
 };
 
 // --- the summary ------------------------------------------------------------------------------
@@ -239,7 +344,13 @@ nlohmann::json run_json(const run_profile& run);
 /// The whole document's JSON, in the current version (whatever `p.version` says).
 nlohmann::json profile_json(const profile& p);
 
-/// Parse and validate one profile (cdpkit-profile/3, /2 or /1); `name` is used in error messages.
+/// The hardware part of a run, the timeline and the host activity in the document's form.
+nlohmann::json hardware_json(const hardware_profile& h);
+nlohmann::json timeline_json(const timeline_profile& t);
+nlohmann::json host_activity_json(const host_activity_profile& a);
+nlohmann::json collector_json(const collector_profile& c);
+
+/// Parse and validate one profile (cdpkit-profile/4, /3, /2 or /1); `name` is used in error messages.
 /// Throws format_error for anything the text can hold: invalid JSON, numbers out of range
 /// (1e999), nesting deeper than max_nesting_depth, a missing or mistyped field, an unknown
 /// version. The message names `name` and where: the byte offset, line and column for the JSON

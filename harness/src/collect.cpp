@@ -1,0 +1,97 @@
+// The samples' --collect option, the collector table (cdpkit/harness/collect.hpp).
+
+#include <cdpkit/harness/collect.hpp>
+
+#include <cdpkit/harness/table.hpp>
+#include <cdpkit/profiling/pm_sampler.hpp>
+
+#include <cmath>
+#include <ostream>
+
+namespace cdpkit::harness {
+
+profiling::collect_options collect_spec::options() const {
+  profiling::collect_options o = profiling::parse_collect(parts);
+  o.interval_ns = static_cast<std::uint64_t>(std::llround(interval_us * 1000.0));
+  return o;
+}
+
+void add_collect_options(CLI::App& app, collect_spec& spec) {
+  app.add_option("--collect", spec.parts,
+                 "what to collect beside the timing: none, trace (the device launch trace), "
+                 "metrics (CUPTI range-profiler counters and the CTA accounting, one more run per "
+                 "variant), timeline (PM sampling of SM activity during the traced run), all; or a "
+                 "comma-separated list")
+      ->capture_default_str();
+  app.add_option("--pm-interval-us", spec.interval_us, "PM sampling interval of the timeline (us)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e6));
+}
+
+std::optional<double> timeline_mean(const schema::timeline_profile& t, const std::string& metric) {
+  const auto k = t.index_of(metric);
+  if (!k) return std::nullopt;
+  double sum = 0, weight = 0;
+  for (const auto& s : t.samples) {
+    const double w = static_cast<double>(s.end_ns - s.start_ns);
+    sum += w * s.values[*k];
+    weight += w;
+  }
+  if (weight <= 0) return std::nullopt;
+  return sum / weight;
+}
+
+std::string accounting_text(const schema::cta_accounting& a) {
+  const std::int64_t d = a.unaccounted();
+  switch (schema::classify(a)) {
+    case schema::accounting_status::exact: return "exact";
+    case schema::accounting_status::device_runtime: return "+" + std::to_string(d) + " runtime";
+    case schema::accounting_status::driver_transfers: return "+" + std::to_string(d) + " copies";
+    case schema::accounting_status::missing_ctas: return std::to_string(d) + " missing!";
+    case schema::accounting_status::extra_ctas: return "+" + std::to_string(d) + " unaccounted!";
+  }
+  return "?";
+}
+
+void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
+                     const profiling::collector& collector) {
+  const auto& o = collector.options();
+  if (o.any_cupti()) {
+    text_table table({"variant", "probe eff", "hw eff", "CTAs", "host blocks", "child blocks", "accounting",
+                      "SM active %", "trace x", "metrics x", "timeline x"});
+    const auto ratio = [](const std::optional<double>& ms, double base) {
+      return ms && base > 0 ? format("%.2fx", *ms / base) : std::string("-");
+    };
+    for (const auto& r : rows) {
+      const measurement& m = *r.m;
+      const auto& c = m.collected;
+      const double base = m.time.median_ms;
+      std::string hw = "-", ctas = "-", host = "-", child = "-", acc = "-", active = "-";
+      if (c.hardware) {
+        if (const auto e = c.hardware->warp_efficiency()) hw = format("%.3f", *e);
+        if (c.hardware->accounting) {
+          const auto& a = *c.hardware->accounting;
+          ctas = std::to_string(a.hardware_ctas);
+          host = std::to_string(a.host_blocks);
+          child = std::to_string(a.child_blocks);
+          acc = accounting_text(a);
+        }
+      }
+      if (c.timeline)
+        if (const auto v = timeline_mean(*c.timeline, profiling::default_pm_metrics().front()))
+          active = format("%.1f", *v);
+      table.add_row({r.variant, m.summary.warp_efficiency >= 0 ? format("%.3f", m.summary.warp_efficiency) : "-", hw,
+                     ctas, host, child, acc, active, ratio(c.times.traced_ms, base), ratio(c.times.metrics_ms, base),
+                     ratio(c.times.timeline_ms, base)});
+    }
+    out << "\nCollected (CUPTI):\n";
+    table.print(out);
+    out << "probe eff: the trace's warp probes; hw eff: thread / warp instructions / 32 over the measured run "
+           "(children included). CTAs = host blocks + child blocks + the device runtime's own (runtime: each of 1 to "
+           "32 threads; copies: the driver's copy and memset kernels). SM active: "
+           "mean over the sampled run. trace x .. timeline x: that run's time over the timed median.\n";
+  }
+  for (const auto& n : collector.notes()) out << "collector: " << n << "\n";
+}
+
+}  // namespace cdpkit::harness

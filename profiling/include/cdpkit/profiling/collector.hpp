@@ -1,0 +1,114 @@
+#pragma once
+// cdpkit/profiling/collector.hpp — what a program collects beside its own timing, in one place:
+// the device trace, CUPTI's range-profiler metrics (with the CTA accounting and the host
+// kernels of the measured run), and the PM-sampling timeline of SM activity.
+//
+//   auto options = cdpkit::profiling::parse_collect("all");   // --collect none|trace|metrics|timeline|all
+//   cdpkit::profiling::collector c(options);                  // says once on stderr what stands aside
+//   auto m = c.measure("bfs::thresholded", [&] { run(); cudaDeviceSynchronize(); });
+//   auto t = c.sample([&] { run(); cudaDeviceSynchronize(); });
+//
+// Facts measured on an H200 (docs/design.md, "The CUPTI collector"): the range profiler and PM
+// sampling cannot be enabled at once (CUPTI_ERROR_HARDWARE_BUSY), so each measure() sets its
+// range profiler up and takes it down again; ranges of one name are merged by CUPTI, so every
+// measured range gets its own name; the range profiler runs one kernel of its own, "WaitNs", per
+// range, which the host activity sees and the accounting leaves out.
+//
+// Coexistence: under Nsight Systems, Nsight Compute or another CUPTI client (detected from the
+// environment) the collector stands aside for metrics and timeline, says so once, and the
+// program runs normally; the device trace is cdpkit's own and stays.
+
+#include <cdpkit/profiling/host_activity.hpp>
+#include <cdpkit/profiling/pm_sampler.hpp>
+#include <cdpkit/schema/profile.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cdpkit::profiling {
+
+/// What to collect. The defaults: the trace alone.
+struct collect_options {
+  bool trace = true;
+  bool metrics = false;   ///< one more run per variant under the range profiler
+  bool timeline = false;  ///< PM sampling during the traced run
+  std::uint64_t interval_ns = 20000;
+  std::vector<std::string> range_metrics;  ///< empty: default_range_metrics()
+  [[nodiscard]] bool any_cupti() const noexcept { return metrics || timeline; }
+};
+
+/// Parse --collect: "none", "trace", "metrics", "timeline", "all" (= trace,metrics,timeline), or
+/// a comma-separated list of them ("trace,timeline"). "metrics" and "timeline" imply "trace" (the
+/// accounting and the alignment need it). Throws cdpkit::input_error naming the bad word and the
+/// choices.
+collect_options parse_collect(const std::string& spec);
+/// The parts as a list: e.g. {"trace", "metrics"}; {"none"} when nothing.
+std::vector<std::string> collect_parts(const collect_options& o);
+
+/// The profiler that holds CUPTI in this process, when the environment says one does (Nsight
+/// Systems, Nsight Compute, or a CUPTI injection through CUDA_INJECTION64_PATH), else unset.
+std::optional<std::string> foreign_profiler();
+
+/// One measure(): the range profiler's metrics of the run, the host kernels it saw, and the time.
+struct measured_range {
+  schema::hardware_profile hardware;  ///< metrics and ms; accounting: see account()
+  host_activity_log host;             ///< host kernels and transfers of the run (WaitNs left out)
+};
+
+/// The child grids of a run as its trace counted them (every site's launched grids).
+struct child_counts {
+  std::uint64_t grids = 0, blocks = 0, threads = 0;
+};
+
+/// The accounting of a measured run: CTAs and threads from the hardware's metrics, host blocks
+/// and threads from `host` (its kernels; its transfers counted), the child grids from the trace.
+/// Unset when the metrics lack sm__ctas_launched.sum or sm__threads_launched.sum.
+std::optional<schema::cta_accounting> account(const schema::hardware_profile& hardware,
+                                              const host_activity_log& host, const child_counts& children);
+
+/// A PM timeline in the profile's form: the first sample, which CUPTI opens at enable time and
+/// which spans the set-up, left out when it is longer than 4 intervals; a window that starts
+/// before the previous one ended starts at that end (CUPTI's windows may touch); `ms` unset (0).
+schema::timeline_profile timeline_profile_of(pm_timeline t);
+
+/// The collector of one program. Not thread-safe.
+class collector {
+ public:
+  /// Never throws for CUPTI or device trouble: a part that cannot run is noted (notes()) and
+  /// said once on stderr, and its calls then just run the work.
+  explicit collector(collect_options options, bool quiet = false);
+
+  [[nodiscard]] const collect_options& options() const noexcept { return options_; }
+  /// True while the part can still measure.
+  [[nodiscard]] bool metrics_enabled() const noexcept { return metrics_; }
+  [[nodiscard]] bool timeline_enabled() const noexcept { return timeline_; }
+  /// One line per part that stood aside, e.g. "metrics: CUPTI: cuptiProfilerInitialize: ...".
+  [[nodiscard]] const std::vector<std::string>& notes() const noexcept { return notes_; }
+  /// The document's collector part: what was asked for and the notes.
+  [[nodiscard]] schema::collector_profile profile() const;
+
+  /// Run `work` once inside a range named `name` (made unique with "#k" when measured before),
+  /// recording the host activity around it. `work` must synchronize the device before it
+  /// returns. Unset when metrics are off or unavailable (the work then runs once all the same).
+  /// Exceptions from `work` propagate.
+  std::optional<measured_range> measure(const std::string& name, const std::function<void()>& work);
+
+  /// Run `work` with PM sampling on. Unset when the timeline is off or unavailable (the work then
+  /// runs once all the same). The first sample, which CUPTI opens at enable time and which spans
+  /// the set-up, is left out when it is longer than 4 intervals.
+  std::optional<schema::timeline_profile> sample(const std::function<void()>& work);
+
+ private:
+  void note(const std::string& part, const std::string& why);
+
+  collect_options options_;
+  bool quiet_ = false;
+  bool metrics_ = false, timeline_ = false;
+  std::vector<std::string> notes_;
+  std::vector<std::string> range_names_;
+};
+
+}  // namespace cdpkit::profiling

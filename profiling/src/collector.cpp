@@ -1,0 +1,212 @@
+// The collector (cdpkit/profiling/collector.hpp): options, stand-aside, range metrics with the
+// host activity and the accounting, and PM timelines.
+
+#include <cdpkit/profiling/collector.hpp>
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/profiling/pm_sampler.hpp>
+#include <cdpkit/profiling/range_profiler.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <utility>
+
+extern char** environ;
+
+namespace cdpkit::profiling {
+
+namespace {
+/// CUPTI's own kernel in every range of the range profiler (measured on the H200, CUDA 13.0): a
+/// one-block grid on a stream of CUPTI's, outside the range's counters.
+constexpr const char* range_profiler_kernel = "WaitNs";
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+}  // namespace
+
+collect_options parse_collect(const std::string& spec) {
+  collect_options o;
+  o.trace = false;
+  std::stringstream in(spec);
+  std::string word;
+  bool any = false;
+  while (std::getline(in, word, ',')) {
+    word = trim(word);
+    any = true;
+    if (word == "none") continue;
+    if (word == "trace") o.trace = true;
+    else if (word == "metrics") o.metrics = true;
+    else if (word == "timeline") o.timeline = true;
+    else if (word == "all") o.trace = o.metrics = o.timeline = true;
+    else
+      throw input_error("--collect: unknown part '" + word +
+                        "' (choose none, trace, metrics, timeline or all, or a comma-separated list)");
+  }
+  if (!any) throw input_error("--collect: empty (choose none, trace, metrics, timeline or all)");
+  if (o.metrics || o.timeline) o.trace = true;  // the accounting and the alignment need the trace
+  return o;
+}
+
+std::vector<std::string> collect_parts(const collect_options& o) {
+  std::vector<std::string> parts;
+  if (o.trace) parts.emplace_back("trace");
+  if (o.metrics) parts.emplace_back("metrics");
+  if (o.timeline) parts.emplace_back("timeline");
+  if (parts.empty()) parts.emplace_back("none");
+  return parts;
+}
+
+std::optional<std::string> foreign_profiler() {
+  if (const char* path = std::getenv("CUDA_INJECTION64_PATH"); path != nullptr && *path != '\0') {
+    const std::string p(path);
+    const char* who = p.find("ToolsInjection") != std::string::npos ? "Nsight Systems or Nsight Compute"
+                      : p.find("cdpkit_inject") != std::string::npos ? "cdpkit's injection library"
+                                                                      : "a CUPTI tool";
+    return std::string(who) + " (CUDA_INJECTION64_PATH=" + p + ")";
+  }
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (std::strncmp(*e, "NSYS_", 5) == 0) return std::string("Nsight Systems (") + *e + ")";
+  return std::nullopt;
+}
+
+std::optional<schema::cta_accounting> account(const schema::hardware_profile& hardware,
+                                              const host_activity_log& host, const child_counts& children) {
+  const auto ctas = hardware.value("sm__ctas_launched.sum");
+  const auto threads = hardware.value("sm__threads_launched.sum");
+  if (!ctas || !threads) return std::nullopt;
+  const auto count = [](double v) { return v > 0 ? static_cast<std::uint64_t>(v + 0.5) : std::uint64_t{0}; };
+  schema::cta_accounting a;
+  a.hardware_ctas = count(*ctas);
+  a.hardware_threads = count(*threads);
+  for (const auto& k : host.kernels) {
+    ++a.host_grids;
+    a.host_blocks += k.blocks;
+    a.host_threads += k.blocks * k.block_threads;
+  }
+  a.transfers = host.transfers.size();
+  a.child_grids = children.grids;
+  a.child_blocks = children.blocks;
+  a.child_threads = children.threads;
+  return a;
+}
+
+collector::collector(collect_options options, bool quiet) : options_(std::move(options)), quiet_(quiet) {
+  if (options_.range_metrics.empty()) options_.range_metrics = default_range_metrics();
+  metrics_ = options_.metrics;
+  timeline_ = options_.timeline;
+  if (!options_.any_cupti()) return;
+  if (const auto other = foreign_profiler()) {
+    const std::string why = other.value() + " holds CUPTI: cdpkit stands aside, the program runs as usual";
+    if (metrics_) note("metrics", why);
+    if (timeline_) note("timeline", why);
+  }
+}
+
+void collector::note(const std::string& part, const std::string& why) {
+  if (part == "metrics") metrics_ = false;
+  if (part == "timeline") timeline_ = false;
+  notes_.push_back(part + ": " + why);
+  if (!quiet_) std::cerr << "cdpkit collector: " << notes_.back() << "\n";
+}
+
+schema::collector_profile collector::profile() const { return {collect_parts(options_), notes_}; }
+
+std::optional<measured_range> collector::measure(const std::string& name, const std::function<void()>& work) {
+  if (!metrics_) {
+    work();
+    return std::nullopt;
+  }
+  // a fresh name per range: CUPTI merges the ranges of one name
+  std::size_t seen = 0;
+  for (const auto& n : range_names_) seen += n == name;
+  range_names_.push_back(name);
+  const std::string range = seen == 0 ? name : name + "#" + std::to_string(seen + 1);
+
+  CDPKIT_NVTX_SCOPE("collector::measure");
+  // set up and taken down per range: the PM sampler cannot start while a range profiler is
+  // enabled (CUPTI_ERROR_HARDWARE_BUSY on the H200)
+  range_profiler rp(options_.range_metrics, 1);
+  if (!rp.available()) {
+    note("metrics", rp.unavailable_reason());
+    work();
+    return std::nullopt;
+  }
+  host_activity activity;
+  if (!activity.available()) {
+    note("metrics", "the host activity (for the CTA accounting): " + activity.unavailable_reason());
+    work();
+    return std::nullopt;
+  }
+  activity.start();
+  try {
+    rp.measure(range, work);
+  } catch (...) {
+    (void)activity.stop();
+    throw;
+  }
+  measured_range out;
+  out.host = activity.stop();
+  const auto results = rp.results();
+  if (!rp.available() || results.empty()) {
+    note("metrics", rp.available() ? "CUPTI returned no range" : rp.unavailable_reason());
+    return std::nullopt;
+  }
+  auto& kernels = out.host.kernels;
+  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
+                               [](const host_kernel& k) { return k.name == range_profiler_kernel; }),
+                kernels.end());
+  out.hardware.range = range;
+  out.hardware.passes = rp.passes();
+  for (const auto& v : results.front().values) out.hardware.metrics.emplace_back(v.metric, v.value);
+  return out;
+}
+
+std::optional<schema::timeline_profile> collector::sample(const std::function<void()>& work) {
+  if (!timeline_) {
+    work();
+    return std::nullopt;
+  }
+  CDPKIT_NVTX_SCOPE("collector::sample");
+  pm_sampler pm(default_pm_metrics(), options_.interval_ns);
+  if (!pm.available()) {
+    note("timeline", pm.unavailable_reason());
+    work();
+    return std::nullopt;
+  }
+  pm_timeline t = pm.sample(work);
+  if (!pm.available()) {
+    note("timeline", pm.unavailable_reason());
+    return std::nullopt;
+  }
+  return timeline_profile_of(std::move(t));
+}
+
+schema::timeline_profile timeline_profile_of(pm_timeline t) {
+  schema::timeline_profile out;
+  out.interval_ns = t.interval_ns;
+  out.metrics = t.metrics;
+  out.overflow = t.overflow;
+  out.dropped = t.dropped;
+  std::size_t first = 0;
+  if (!t.samples.empty() && t.samples.front().end_ns - t.samples.front().start_ns > 4 * t.interval_ns)
+    first = 1;  // opened at enable time: spans the set-up, not the work
+  for (std::size_t k = first; k < t.samples.size(); ++k) {
+    auto& s = t.samples[k];
+    if (!out.samples.empty() && s.start_ns < out.samples.back().end_ns) s.start_ns = out.samples.back().end_ns;
+    if (s.end_ns < s.start_ns) continue;
+    out.samples.push_back({s.start_ns, s.end_ns, std::move(s.values)});
+  }
+  return out;
+}
+
+}  // namespace cdpkit::profiling

@@ -1,0 +1,89 @@
+#pragma once
+// Internal to cdpkit::profiling: what the CUPTI-based parts share (the range profiler, the PM
+// sampler, the host timeline): one failure type, one error check with advice, parameter structs,
+// the current context without linking libcuda, and CUPTI's profiler initialization counted so
+// that several of them may be alive at once.
+
+#include <cuda.h>
+#include <cupti_profiler_host.h>
+#include <cupti_result.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cdpkit::profiling::detail {
+
+/// A failed CUPTI (or CUDA) call inside a collector: caught by the collector itself, which then
+/// stands aside with the message.
+struct cupti_failure : std::runtime_error {
+  explicit cupti_failure(const std::string& what, CUptiResult r = CUPTI_ERROR_UNKNOWN)
+      : std::runtime_error(what), result(r) {}
+  CUptiResult result;  ///< CUPTI's code (CUPTI_ERROR_UNKNOWN for failures of ours)
+};
+
+/// Run `setup` (which throws cupti_failure), again while CUPTI answers that the profiling
+/// hardware is busy (another process profiles the GPU; measured on the H200: the range
+/// profiler and PM sampling of two processes exclude each other), for up to 5 s; `undo` runs
+/// before every retry. The last failure propagates.
+void retry_while_busy(const std::function<void()>& setup, const std::function<void()>& undo);
+
+/// What to do about an error a user can fix (permission, another profiler), or "".
+std::string advice_for(CUptiResult r);
+
+/// Throws cupti_failure "CUPTI: <call>: <CUPTI's message><advice>" unless r is CUPTI_SUCCESS.
+void check(CUptiResult r, const char* call);
+
+/// A CUPTI parameter struct, zeroed, with its size set (the other fields are the caller's).
+template <class P>
+P params(std::size_t size) {
+  P p{};
+  p.structSize = size;
+  return p;
+}
+
+/// The current device's index and the runtime's primary context, made current (through the
+/// runtime's driver entry points: programs start on machines without libcuda). Throws
+/// cupti_failure "no CUDA device to profile (...)" without one.
+struct current_device {
+  int index = 0;
+  CUcontext context = nullptr;
+};
+current_device require_current_device();
+
+/// A metric configuration for one chip: CUPTI's host object (the caller deinitializes it with
+/// release_host()), the config image and the replay passes it needs.
+struct host_config {
+  CUpti_Profiler_Host_Object* host = nullptr;
+  std::vector<std::uint8_t> image;
+  std::size_t passes = 0;
+};
+
+/// cuptiProfilerHost {Initialize (`type`), ConfigAddMetrics, GetConfigImageSize, GetConfigImage,
+/// GetNumOfPasses} for `metrics` on `chip`, with the counter availability image of the profiler
+/// kind. Throws cupti_failure (the host object released).
+host_config make_host_config(CUpti_ProfilerType type, const char* chip,
+                             const std::vector<std::uint8_t>& availability,
+                             const std::vector<const char*>& metrics);
+/// cuptiProfilerHostDeinitialize, then null; nothing when null.
+void release_host(CUpti_Profiler_Host_Object*& host) noexcept;
+
+/// cuptiProfilerInitialize / cuptiProfilerDeInitialize, counted: the first holder initializes,
+/// the last one deinitializes. Move-only.
+class profiler_init {
+ public:
+  profiler_init();  ///< throws cupti_failure
+  ~profiler_init();
+  profiler_init(profiler_init&& o) noexcept : held_(o.held_) { o.held_ = false; }
+  profiler_init& operator=(profiler_init&&) = delete;
+  profiler_init(const profiler_init&) = delete;
+  profiler_init& operator=(const profiler_init&) = delete;
+
+ private:
+  bool held_ = false;
+};
+
+}  // namespace cdpkit::profiling::detail
