@@ -42,12 +42,14 @@ std::optional<double> timeline_mean(const schema::timeline_profile& t, const std
 }
 
 std::string accounting_text(const schema::cta_accounting& a) {
-  const std::int64_t d = a.unaccounted();
+  const std::int64_t d = a.unaccounted(), t = a.unaccounted_threads();
   switch (schema::classify(a)) {
     case schema::accounting_status::exact: return "exact";
     case schema::accounting_status::device_runtime: return "+" + std::to_string(d) + " runtime";
-    case schema::accounting_status::driver_transfers: return "+" + std::to_string(d) + " copies";
-    case schema::accounting_status::missing_ctas: return std::to_string(d) + " missing!";
+    case schema::accounting_status::driver_transfers:
+      return d > 0 ? "+" + std::to_string(d) + " copies" : "+" + std::to_string(t) + " threads, copies";
+    case schema::accounting_status::missing_ctas:
+      return d < 0 ? std::to_string(d) + " missing!" : std::to_string(t) + " threads missing!";
     case schema::accounting_status::extra_ctas: return "+" + std::to_string(d) + " unaccounted!";
   }
   return "?";

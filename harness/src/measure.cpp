@@ -116,13 +116,15 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     double ms = 0;
     std::optional<trace_snapshot> snapshot;
     std::optional<schema::timeline_profile> timeline;
+    profiling::host_activity_log host;
     snapshot = traced_run("measure: sampled run", ms,
-                          [&](const std::function<void()>& run) { timeline = collector->sample(run); });
+                          [&](const std::function<void()>& run) { timeline = collector->sample(run, &host); });
     if (timeline) {
       timeline->ms = ms;
       m.collected.timeline = std::move(timeline);
       m.collected.times.timeline_ms = ms;
       m.trace = std::move(snapshot);  // the trace whose child windows the samples cover
+      m.collected.host = std::move(host);  // timed kernels, on the samples' clock
     }
   }
   if (traced && collector != nullptr && collector->metrics_enabled()) {
@@ -141,7 +143,9 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
       range->hardware.ms = ms;
       range->hardware.accounting = profiling::account(range->hardware, range->host, children);
       m.collected.hardware = std::move(range->hardware);
-      m.collected.host = std::move(range->host);
+      // the document's host activity: the sampled run's (timed) when there is one; CUPTI does not
+      // time the kernels its range profiler measures
+      if (!m.collected.host) m.collected.host = std::move(range->host);
       m.collected.times.metrics_ms = ms;
     }
   }

@@ -131,9 +131,7 @@ using prof::detail::cupti_failure;
 enum class collect_mode { metrics, timeline, none };
 
 constexpr const char* default_profile_out = "cdpkit-inject-profile.json";
-/// CUPTI's own kernel in a range profiler's ranges (collector.cpp measured it in user-range
-/// mode): not the program's, left out of the host timeline and of the pairing.
-constexpr const char* range_profiler_kernel = "WaitNs";
+using prof::range_profiler_kernel;  // CUPTI's own kernel: left out of the timeline and the pairing
 constexpr auto poll_period = std::chrono::milliseconds(50);
 constexpr std::size_t max_pm_samples = 200000;
 
@@ -284,7 +282,7 @@ struct state {
   std::atomic<bool> setup_done{false};
   std::atomic<bool> finalized{false};
   std::atomic<bool> metrics_on{false};
-  std::atomic<bool> finalize_started{false};
+  std::once_flag finalize_flag;
   std::string ended;  ///< why collection ended ("exit", "the context was destroyed ...")
 
   // what was collected
@@ -460,22 +458,28 @@ void start_poller(state& s) {
   s.poller = std::thread([&s] {
     reentry_guard guard;
     std::unique_lock<std::mutex> lock(s.pm_mu);
-    while (!s.pm_stop) {
-      s.pm_cv.wait_for(lock, poll_period);
-      if (s.pm_stop || !s.pm) break;
-      s.pm->poll();
-      if (!s.pm->available()) {
-        s.pm_failure = s.pm->unavailable_reason();
-        break;
+    try {
+      while (!s.pm_stop) {
+        s.pm_cv.wait_for(lock, poll_period);
+        if (s.pm_stop || !s.pm) break;
+        s.pm->poll();
+        if (!s.pm->available()) {
+          s.pm_failure = s.pm->unavailable_reason();
+          break;
+        }
       }
+    } catch (const std::exception& e) {  // never std::terminate in the user's program
+      s.pm_failure = std::string("the PM poller stopped: ") + e.what();
+    } catch (...) {
+      s.pm_failure = "the PM poller stopped: unknown error";
     }
   });
 }
 
 /// Set the collectors up on the profiled context, current on this thread (the entry of the first
-/// work call on it). Caller holds mu and the reentry guard.
-void setup(state& s) {
-  s.setup_done = true;
+/// work call on it). Caller holds mu and the reentry guard; setup() marks it done at the end, so
+/// other threads' first calls wait on mu meanwhile instead of passing unrecorded.
+void setup_collectors(state& s) {
   // After this library's CUDA runtime and CUPTI are initialized below, their teardown is
   // registered; registering the exit handler again makes it run before that teardown (atexit
   // runs the latest registration first; the handler runs once).
@@ -518,7 +522,14 @@ void setup(state& s) {
       note(s, "timeline", e.what());
       s.pm.reset();
     }
-    if (s.pm) start_poller(s);
+    if (s.pm) {
+      try {
+        start_poller(s);
+      } catch (const std::exception& e) {  // no thread: sample to the end without polling
+        note(s, "timeline", std::string("the PM poller thread did not start (") + e.what() +
+                                "): samples beyond the hardware buffer may be lost");
+      }
+    }
   }
 
   s.started_at = std::chrono::steady_clock::now();  // the program's time under collection starts
@@ -536,8 +547,20 @@ void setup(state& s) {
 
 /// End the collection: the last ranges decoded, the sampling stopped, the activity flushed. Once;
 /// the caller holds the reentry guard and not mu.
+void finalize_once(state& s, const std::string& why);
+
+void setup(state& s) {
+  setup_collectors(s);
+  s.setup_done = true;
+}
+
+/// The first caller finalizes; a concurrent second one (exit while the context is destroyed)
+/// waits until that is done, so the profile written after holds everything.
 void finalize(state& s, const std::string& why) {
-  if (s.finalize_started.exchange(true)) return;
+  std::call_once(s.finalize_flag, [&] { finalize_once(s, why); });
+}
+
+void finalize_once(state& s, const std::string& why) {
   {
     std::lock_guard<std::mutex> lock(s.pm_mu);
     s.pm_stop = true;
@@ -617,15 +640,9 @@ void write_profile(state& s) {
 
   // the host timeline, CUPTI's kernels left out
   prof::host_activity_log log = s.log ? std::move(*s.log) : prof::host_activity_log{};
-  std::uint64_t cupti_kernels = 0;
-  {
-    std::vector<prof::host_kernel> kept;
-    for (auto& k : log.kernels) {
-      if (k.name == range_profiler_kernel) ++cupti_kernels;
-      else kept.push_back(std::move(k));
-    }
-    log.kernels = std::move(kept);
-  }
+  const std::size_t kernels_with_cupti = log.kernels.size();
+  prof::drop_range_profiler_kernels(log);
+  const std::uint64_t cupti_kernels = kernels_with_cupti - log.kernels.size();
   const double program_ms =
       s.setup_done ? std::chrono::duration<double, std::milli>(s.ended_at - s.started_at).count() : 0.0;
 

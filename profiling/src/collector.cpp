@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -22,9 +23,6 @@ extern char** environ;
 namespace cdpkit::profiling {
 
 namespace {
-/// CUPTI's own kernel in every range of the range profiler (measured on the H200, CUDA 13.0): a
-/// one-block grid on a stream of CUPTI's, outside the range's counters.
-constexpr const char* range_profiler_kernel = "WaitNs";
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
@@ -79,12 +77,22 @@ std::optional<std::string> foreign_profiler() {
   return std::nullopt;
 }
 
+void drop_range_profiler_kernels(host_activity_log& log) {
+  auto& k = log.kernels;
+  k.erase(std::remove_if(k.begin(), k.end(), [](const host_kernel& x) { return x.name == range_profiler_kernel; }),
+          k.end());
+}
+
 std::optional<schema::cta_accounting> account(const schema::hardware_profile& hardware,
                                               const host_activity_log& host, const child_counts& children) {
   const auto ctas = hardware.value("sm__ctas_launched.sum");
   const auto threads = hardware.value("sm__threads_launched.sum");
   if (!ctas || !threads) return std::nullopt;
-  const auto count = [](double v) { return v > 0 ? static_cast<std::uint64_t>(v + 0.5) : std::uint64_t{0}; };
+  // counts as the profile holds them: at most 2^62 (so that differences fit 64-bit integers)
+  constexpr double cap = 4611686018427387904.0;
+  const auto count = [&](double v) {
+    return v > 0 && std::isfinite(v) ? static_cast<std::uint64_t>(std::min(v + 0.5, cap)) : std::uint64_t{0};
+  };
   schema::cta_accounting a;
   a.hardware_ctas = count(*ctas);
   a.hardware_threads = count(*threads);
@@ -141,6 +149,13 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     work();
     return std::nullopt;
   }
+  if (rp.passes() != 1) {
+    note("metrics", "the metrics need " + std::to_string(rp.passes()) +
+                        " passes; the collector measures one-pass metric sets (a measured run is not "
+                        "repeated inside its range)");
+    work();
+    return std::nullopt;
+  }
   host_activity activity;
   if (!activity.available()) {
     note("metrics", "the host activity (for the CTA accounting): " + activity.unavailable_reason());
@@ -161,17 +176,16 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     note("metrics", rp.available() ? "CUPTI returned no range" : rp.unavailable_reason());
     return std::nullopt;
   }
-  auto& kernels = out.host.kernels;
-  kernels.erase(std::remove_if(kernels.begin(), kernels.end(),
-                               [](const host_kernel& k) { return k.name == range_profiler_kernel; }),
-                kernels.end());
+  drop_range_profiler_kernels(out.host);
   out.hardware.range = range;
   out.hardware.passes = rp.passes();
-  for (const auto& v : results.front().values) out.hardware.metrics.emplace_back(v.metric, v.value);
+  for (const auto& v : results.front().values)
+    if (std::isfinite(v.value)) out.hardware.metrics.emplace_back(v.metric, v.value);
   return out;
 }
 
-std::optional<schema::timeline_profile> collector::sample(const std::function<void()>& work) {
+std::optional<schema::timeline_profile> collector::sample(const std::function<void()>& work,
+                                                          host_activity_log* host) {
   if (!timeline_) {
     work();
     return std::nullopt;
@@ -183,7 +197,16 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
     work();
     return std::nullopt;
   }
-  pm_timeline t = pm.sample(work);
+  std::optional<host_activity> activity;
+  if (host != nullptr) activity.emplace();
+  pm_timeline t = pm.sample([&] {
+    if (activity) {
+      *host = activity->record(work);
+      drop_range_profiler_kernels(*host);
+    } else {
+      work();
+    }
+  });
   if (!pm.available()) {
     note("timeline", pm.unavailable_reason());
     return std::nullopt;
@@ -204,6 +227,8 @@ schema::timeline_profile timeline_profile_of(pm_timeline t) {
     auto& s = t.samples[k];
     if (!out.samples.empty() && s.start_ns < out.samples.back().end_ns) s.start_ns = out.samples.back().end_ns;
     if (s.end_ns < s.start_ns) continue;
+    for (double& v : s.values)
+      if (!std::isfinite(v)) v = 0;
     out.samples.push_back({s.start_ns, s.end_ns, std::move(s.values)});
   }
   return out;

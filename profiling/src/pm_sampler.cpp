@@ -51,6 +51,8 @@ constexpr std::size_t hardware_buffer_bytes = std::size_t{256} << 20;
 constexpr std::uint32_t samples_per_image = 8192;
 /// How long after cuptiPmSamplingStart the samples begin (measured: about 0.5 ms), with margin.
 constexpr std::chrono::microseconds start_latency{2000};
+/// The longest that wait may be (long intervals).
+constexpr std::chrono::milliseconds max_start_wait{20};
 /// Decode calls after the work before giving up on draining the buffer.
 constexpr int max_decode_rounds = 100000;
 }  // namespace
@@ -68,6 +70,8 @@ struct pm_sampler::impl {
   CUpti_PmSampling_Object* object = nullptr;  ///< while started
   bool running = false;                       ///< between Start and Stop
   pm_timeline pending;                        ///< the samples of the current start()
+
+  ~impl() { teardown(); }
 
   void fail(const std::string& why) {
     if (reason.empty()) reason = why;
@@ -121,7 +125,10 @@ struct pm_sampler::impl {
 
   [[nodiscard]] bool available() const noexcept { return host != nullptr && reason.empty(); }
 
+  std::size_t read_index = 0;  ///< completed samples of the current image already read
+
   void reset_image() {
+    read_index = 0;
     auto p = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
         CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     p.pPmSamplingObject = object;
@@ -130,16 +137,17 @@ struct pm_sampler::impl {
     check(cuptiPmSamplingCounterDataImageInitialize(&p), "cuptiPmSamplingCounterDataImageInitialize");
   }
 
-  /// Move the image's completed samples into `out`.
+  /// Move the image's completed samples not read yet into `out`.
   void read_image(pm_timeline& out) {
     auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = counter_data.data();
     info.counterDataImageSize = counter_data.size();
     check(cuptiPmSamplingGetCounterDataInfo(&info), "cuptiPmSamplingGetCounterDataInfo");
-    for (std::size_t k = 0; k < info.numCompletedSamples; ++k) {
+    for (std::size_t k = read_index; k < info.numCompletedSamples; ++k) {
+      read_index = k + 1;
       if (out.samples.size() >= max_samples) {
-        out.dropped += info.numCompletedSamples - k;
-        return;
+        ++out.dropped;
+        continue;
       }
       auto si = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
           CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
@@ -174,7 +182,9 @@ struct pm_sampler::impl {
     check(cuptiPmSamplingDecodeData(&d), "cuptiPmSamplingDecodeData");
     if (d.overflow != 0) pending.overflow = true;
     read_image(pending);
-    reset_image();
+    // a full image is read whole: start it afresh; otherwise samples populated but not yet
+    // completed stay in it for the next decode
+    if (d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) reset_image();
     return d.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
   }
 
@@ -269,7 +279,8 @@ void pm_sampler::start() {
     s.running = true;
     // Measured on the H200: the first regular sample begins about 0.5 ms after the start (the
     // one before spans the set-up); wait so that work started now is sampled from its beginning.
-    std::this_thread::sleep_for(start_latency + std::chrono::nanoseconds(10 * s.interval_ns));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::nanoseconds>(start_latency + std::chrono::nanoseconds(10 * s.interval_ns), max_start_wait));
   } catch (const cupti_failure& e) {
     s.stop_and_disable();
     s.fail(e.what());

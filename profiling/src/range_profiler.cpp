@@ -68,6 +68,8 @@ struct range_profiler::impl {
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::vector<std::uint8_t> availability, config, counter_data;
 
+  ~impl() { teardown(); }
+
   void fail(const std::string& why) {
     if (reason.empty()) reason = why;
     teardown();
@@ -200,6 +202,7 @@ void range_profiler::measure(const std::string& name, const std::function<void()
     all_submitted = stop.isAllPassSubmitted != 0;
     return r;
   };
+  bool ran = false;  // the work ran at least once
   try {
     bool all_submitted = false;
     for (std::size_t pass = 0; !all_submitted && pass < s.passes + 1; ++pass) {
@@ -216,10 +219,12 @@ void range_profiler::measure(const std::string& name, const std::function<void()
       check(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
       try {
         work();
-      } catch (...) {  // close the range, then let the caller's exception through
+        ran = true;
+      } catch (...) {  // close the range, give the session up, then let the caller's exception through
         bool ignored = false;
         (void)pop_range();
         (void)stop_session(ignored);
+        s.fail("range_profiler: the work of range '" + name + "' threw: the range was abandoned");
         throw;
       }
       check(pop_range(), "cuptiRangeProfilerPopRange");
@@ -233,6 +238,7 @@ void range_profiler::measure(const std::string& name, const std::function<void()
   } catch (const cupti_failure& e) {
     s.fail(e.what());
   }
+  if (!ran) work();  // CUPTI failed before the work ran: it runs unmeasured (outside the try)
 }
 
 std::vector<range_metrics> range_profiler::results() {

@@ -505,7 +505,8 @@ std::optional<sm_activity> build_sm_activity(const run_profile& run, const schem
   std::vector<window> kernels;
   if (host)
     for (const auto& k : host->kernels)
-      if (k.run && *k.run == run.id) kernels.push_back({k.start_ns, k.end_ns});
+      if (k.run && *k.run == run.id && k.end_ns != 0)  // untimed (range-profiled) kernels left out
+        kernels.push_back({k.start_ns, k.end_ns});
   a.host_kernels = pack_windows(std::move(kernels), a.t0_ns, a.span_ns);
   return a;
 }

@@ -23,6 +23,7 @@
 #include <limits>
 #include <sstream>
 #include <system_error>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -355,16 +356,17 @@ timeline_profile read_timeline(const json& j, const cursor& c) {
 
 /// A run reference in the host activity: null, or the id of a run of the document.
 template <class At>
-std::optional<std::uint64_t> read_run_ref(const json& v, const std::vector<run_profile>& runs, const At& at) {
+std::optional<std::uint64_t> read_run_ref(const json& v, const std::unordered_set<std::uint64_t>& ids, const At& at) {
   if (v.is_null()) return std::nullopt;
   const std::uint64_t id = as_uint(v, std::numeric_limits<std::uint64_t>::max(), at);
-  for (const auto& r : runs)
-    if (r.id == id) return id;
-  at().fail("no run has id " + std::to_string(id));
+  if (ids.count(id) == 0) at().fail("no run has id " + std::to_string(id));
+  return id;
 }
 
 host_activity_profile read_host_activity(const json& j, const std::vector<run_profile>& runs, const cursor& c) {
   constexpr std::uint64_t any = std::numeric_limits<std::uint64_t>::max();
+  std::unordered_set<std::uint64_t> ids;
+  for (const auto& r : runs) ids.insert(r.id);
   host_activity_profile a;
   const auto names = get_strings(j, "kernel_names", c);
   const json& kernels = get_array(j, "kernels", c);
@@ -376,7 +378,7 @@ host_activity_profile read_host_activity(const json& j, const std::vector<run_pr
     if (!row.is_array() || row.size() != 6)
       at().fail("expected [run, name index, start_ns, end_ns, blocks, block_threads]");
     activity_kernel kernel;
-    kernel.run = read_run_ref(row[0], runs, [&] { return at().at(0); });
+    kernel.run = read_run_ref(row[0], ids, [&] { return at().at(0); });
     if (names.empty()) at().at(1).fail("a kernel names an entry of kernel_names, which is empty");
     kernel.name = names[as_uint(row[1], names.size() - 1, [&] { return at().at(1); })];
     kernel.start_ns = as_uint(row[2], any, [&] { return at().at(2); });
@@ -393,7 +395,7 @@ host_activity_profile read_host_activity(const json& j, const std::vector<run_pr
     const auto at = [&] { return c.at("transfers").at(k); };
     if (!row.is_array() || row.size() != 5) at().fail("expected [run, kind, start_ns, end_ns, bytes]");
     activity_transfer t;
-    t.run = read_run_ref(row[0], runs, [&] { return at().at(0); });
+    t.run = read_run_ref(row[0], ids, [&] { return at().at(0); });
     if (!row[1].is_string()) at().at(1).fail("expected a transfer kind");
     t.kind = row[1].get<std::string>();
     t.start_ns = as_uint(row[2], any, [&] { return at().at(2); });

@@ -302,7 +302,7 @@ accounting_status classify(const cta_accounting& a) noexcept {
   if (d < 0 || t < 0) return accounting_status::missing_ctas;
   if (a.transfers > 0) return accounting_status::driver_transfers;
   // the device runtime's own CTAs hold one thread to one warp each
-  if (d > 0 && t >= d && t <= 32 * d) return accounting_status::device_runtime;
+  if (d > 0 && t >= d && (t + 31) / 32 <= d) return accounting_status::device_runtime;  // t <= 32 d
   return accounting_status::extra_ctas;
 }
 

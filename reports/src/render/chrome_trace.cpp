@@ -60,12 +60,13 @@ void thread_meta(json& events, int pid, int tid, const std::string& name, int or
                     {"args", {{"sort_index", order}}}});
 }
 
-/// The host-launched kernels of `run` in the profile's host activity (cdpkit-profile/4).
+/// The timed host-launched kernels of `run` in the profile's host activity (cdpkit-profile/4);
+/// kernels CUPTI did not time (those its range profiler measured: start and end 0) are left out.
 std::vector<const schema::activity_kernel*> host_kernels_of(const profile& p, const run_profile& run) {
   std::vector<const schema::activity_kernel*> out;
   if (p.host_activity)
     for (const auto& k : p.host_activity->kernels)
-      if (k.run && *k.run == run.id) out.push_back(&k);
+      if (k.run && *k.run == run.id && k.end_ns != 0) out.push_back(&k);
   return out;
 }
 

@@ -58,6 +58,12 @@ struct measured_range {
   host_activity_log host;             ///< host kernels and transfers of the run (WaitNs left out)
 };
 
+/// The kernel CUPTI's range profiler runs in every range (measured on the H200: one block on a
+/// stream of CUPTI's, outside the range's counters; the activity API sees it).
+inline constexpr const char* range_profiler_kernel = "WaitNs";
+/// Leave range_profiler_kernel's launches out of `log`.
+void drop_range_profiler_kernels(host_activity_log& log);
+
 /// The child grids of a run as its trace counted them (every site's launched grids).
 struct child_counts {
   std::uint64_t grids = 0, blocks = 0, threads = 0;
@@ -92,14 +98,19 @@ class collector {
 
   /// Run `work` once inside a range named `name` (made unique with "#k" when measured before),
   /// recording the host activity around it. `work` must synchronize the device before it
-  /// returns. Unset when metrics are off or unavailable (the work then runs once all the same).
+  /// returns. Unset when metrics are off or unavailable, or when the metrics need more than one
+  /// pass (the work is not repeatable inside one range: its preparation is outside); the work
+  /// then runs once all the same. Metric values CUPTI gives as NaN or infinite are left out.
   /// Exceptions from `work` propagate.
   std::optional<measured_range> measure(const std::string& name, const std::function<void()>& work);
 
   /// Run `work` with PM sampling on. Unset when the timeline is off or unavailable (the work then
   /// runs once all the same). The first sample, which CUPTI opens at enable time and which spans
   /// the set-up, is left out when it is longer than 4 intervals.
-  std::optional<schema::timeline_profile> sample(const std::function<void()>& work);
+  /// With `host`, the host activity of the sampled run is recorded into it (timed kernels, on
+  /// the samples' clock). Values CUPTI gives as NaN or infinite are written as 0.
+  std::optional<schema::timeline_profile> sample(const std::function<void()>& work,
+                                                 host_activity_log* host = nullptr);
 
  private:
   void note(const std::string& part, const std::string& why);

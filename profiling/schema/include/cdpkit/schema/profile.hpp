@@ -225,7 +225,7 @@ struct hardware_profile {
   std::string range;  ///< the range's name
   double ms = 0;      ///< the measured run's time (CUDA events inside the range)
   std::uint64_t passes = 1;
-  std::vector<std::pair<std::string, double>> metrics;  ///< in the order measured
+  std::vector<std::pair<std::string, double>> metrics;  ///< as measured; read back by name order
   std::optional<cta_accounting> accounting;              ///< when host kernels were recorded
   /// The value of `metric`, unset when not measured.
   [[nodiscard]] std::optional<double> value(const std::string& metric) const;
@@ -246,7 +246,7 @@ struct timeline_profile {
   std::vector<std::string> metrics;
   bool overflow = false;
   std::uint64_t dropped = 0;
-  std::vector<timeline_sample> samples;  ///< by start time, windows not overlapping
+  std::vector<timeline_sample> samples;  ///< by start time
   [[nodiscard]] std::optional<std::size_t> index_of(const std::string& metric) const;
 };
 
