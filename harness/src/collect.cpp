@@ -28,19 +28,6 @@ void add_collect_options(CLI::App& app, collect_spec& spec) {
       ->check(CLI::Range(1.0, 1e6));
 }
 
-std::optional<double> timeline_mean(const schema::timeline_profile& t, const std::string& metric) {
-  const auto k = t.index_of(metric);
-  if (!k) return std::nullopt;
-  double sum = 0, weight = 0;
-  for (const auto& s : t.samples) {
-    const double w = static_cast<double>(s.end_ns - s.start_ns);
-    sum += w * s.values[*k];
-    weight += w;
-  }
-  if (weight <= 0) return std::nullopt;
-  return sum / weight;
-}
-
 std::string accounting_text(const schema::cta_accounting& a) {
   const std::int64_t d = a.unaccounted(), t = a.unaccounted_threads();
   switch (schema::classify(a)) {
@@ -80,7 +67,7 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
         }
       }
       if (c.timeline)
-        if (const auto v = timeline_mean(*c.timeline, profiling::default_pm_metrics().front()))
+        if (const auto v = c.timeline->mean(profiling::default_pm_metrics().front()))
           active = format("%.1f", *v);
       table.add_row({r.variant, m.summary.warp_efficiency >= 0 ? format("%.3f", m.summary.warp_efficiency) : "-", hw,
                      ctas, host, child, acc, active, ratio(c.times.traced_ms, base), ratio(c.times.metrics_ms, base),

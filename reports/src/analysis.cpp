@@ -477,21 +477,18 @@ std::optional<sm_activity> build_sm_activity(const run_profile& run, const schem
   for (const auto& s : tl.samples) t1 = std::max(t1, s.end_ns);
   a.span_ns = t1 - a.t0_ns;
   a.samples = tl.samples.size();
-  // time-weighted means (equal weights when every sample is empty)
-  const bool timed = a.span_ns > 0;
-  double weight = 0, sm_sum = 0, warps_sum = 0, idle = 0;
+  // time-weighted (equal weights when every sample is empty)
+  a.mean_sm_active = tl.mean(sm_active_metric).value_or(0.0);
+  if (warps) a.mean_warps_active = tl.mean(warps_active_metric);
+  bool timed = false;
+  for (const auto& s : tl.samples) timed = timed || s.end_ns > s.start_ns;
+  double weight = 0, idle = 0;
   for (const auto& s : tl.samples) {
     const double w = timed ? static_cast<double>(s.end_ns - s.start_ns) : 1.0;
     weight += w;
-    sm_sum += w * s.values[*sm];
-    if (warps) warps_sum += w * s.values[*warps];
     if (s.values[*sm] < idle_sm_active_pct) idle += w;
   }
-  if (weight > 0) {
-    a.mean_sm_active = sm_sum / weight;
-    if (warps) a.mean_warps_active = warps_sum / weight;
-    a.idle_share = idle / weight;
-  }
+  if (weight > 0) a.idle_share = idle / weight;
   a.series = activity_series(tl, *sm, warps, a.t0_ns, a.span_ns);
   std::vector<window> children;
   if (run.trace)

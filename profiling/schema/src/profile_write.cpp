@@ -336,6 +336,20 @@ std::optional<std::size_t> timeline_profile::index_of(const std::string& metric)
   return std::nullopt;
 }
 
+std::optional<double> timeline_profile::mean(const std::string& metric) const {
+  const auto k = index_of(metric);
+  if (!k || samples.empty()) return std::nullopt;
+  bool timed = false;
+  for (const auto& s : samples) timed = timed || s.end_ns > s.start_ns;
+  double sum = 0, weight = 0;
+  for (const auto& s : samples) {
+    const double w = timed ? static_cast<double>(s.end_ns - s.start_ns) : 1.0;
+    sum += w * s.values[*k];
+    weight += w;
+  }
+  return weight > 0 ? std::optional<double>(sum / weight) : std::nullopt;
+}
+
 json hardware_json(const hardware_profile& h) {
   json metrics = json::object();
   for (const auto& [m, v] : h.metrics) metrics[m] = v;

@@ -37,9 +37,6 @@ struct collected_row {
 void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
                      const profiling::collector& collector);
 
-/// The mean of a timeline metric over the samples (weighted by their windows), or unset.
-std::optional<double> timeline_mean(const schema::timeline_profile& t, const std::string& metric);
-
 /// The accounting in words: "exact", "+6 device runtime", "-5 missing!", "+40 unaccounted!".
 std::string accounting_text(const schema::cta_accounting& a);
 

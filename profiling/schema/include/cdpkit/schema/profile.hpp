@@ -248,6 +248,9 @@ struct timeline_profile {
   std::uint64_t dropped = 0;
   std::vector<timeline_sample> samples;  ///< by start time
   [[nodiscard]] std::optional<std::size_t> index_of(const std::string& metric) const;
+  /// The time-weighted mean of `metric` over the samples (equal weights when every window is
+  /// empty); unset when not sampled or without samples.
+  [[nodiscard]] std::optional<double> mean(const std::string& metric) const;
 };
 
 /// The times of the collection runs of a variant (ms; unset: not made).
