@@ -10,6 +10,7 @@
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/loop_to_child/threshold_rule.hpp>
 #include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/collect.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/report/profile.hpp>
@@ -17,9 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -366,4 +369,44 @@ TEST_CASE("the balanced threshold rule weighs the launch path against the longes
     hist[12] = 5000;
     CHECK(cdpkit::balanced_threshold(hist, 33, 345.0, 1.0, 1000) >= 8191u);
   }
+}
+
+TEST_CASE("the collector table shows probe and hardware efficiency, the accounting in words and the overheads") {
+  namespace schema = cdpkit::schema;
+  using cdpkit::harness::accounting_text;
+  CHECK(accounting_text({100, 3200, 1, 100, 3200, 0, 0, 0, 0}) == "exact");
+  CHECK(accounting_text({71, 2337, 1, 1, 128, 64, 64, 2048, 0}) == "+6 runtime");
+  CHECK(accounting_text({71, 2337, 1, 1, 128, 64, 64, 2048, 2}) == "+6 copies");
+  CHECK(accounting_text({60, 2000, 1, 1, 128, 64, 64, 2048, 0}) == "-5 missing!");
+  CHECK(accounting_text({65, 2000, 1, 1, 128, 64, 64, 2048, 0}) == "-176 threads missing!");
+  CHECK(accounting_text({80, 80 * 512, 1, 1, 128, 64, 64, 2048, 0}) == "+15 unaccounted!");
+
+  cdpkit::harness::measurement m;
+  m.time.median_ms = 2.0;
+  m.summary.warp_efficiency = 0.5;
+  schema::hardware_profile h;
+  h.metrics = {{"smsp__inst_executed.sum", 100.0}, {"smsp__thread_inst_executed.sum", 1600.0}};
+  h.accounting = schema::cta_accounting{71, 2337, 1, 1, 128, 64, 64, 2048, 0};
+  m.collected.hardware = h;
+  schema::timeline_profile t;
+  t.interval_ns = 20000;
+  t.metrics = cdpkit::profiling::default_pm_metrics();
+  t.samples = {{0, 20000, {50.0, 10.0, 1.0}}, {20000, 40000, {0.0, 0.0, 0.0}}};
+  m.collected.timeline = t;
+  m.collected.times = {2.1, 3.0, std::nullopt};
+  setenv("CUDA_INJECTION64_PATH", "/x/libToolsInjection64.so", 1);  // metrics and timeline stand aside
+  cdpkit::profiling::collector c(cdpkit::profiling::parse_collect("all"), /*quiet=*/true);
+  unsetenv("CUDA_INJECTION64_PATH");
+  std::ostringstream out;
+  cdpkit::harness::print_collected(out, {{"thresholded", &m}}, c);
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.find("Collected (CUPTI):") != std::string::npos);
+  CHECK(text.find("thresholded") != std::string::npos);
+  CHECK(text.find("0.500") != std::string::npos);       // probes
+  CHECK(text.find("+6 runtime") != std::string::npos);  // accounting
+  CHECK(text.find("25.0") != std::string::npos);        // SM active: (50 + 0) / 2
+  CHECK(text.find("1.05x") != std::string::npos);       // traced run 2.1 ms over 2.0
+  CHECK(text.find("1.50x") != std::string::npos);       // measured run 3.0 ms over 2.0
+  CHECK(text.find("collector: metrics: Nsight Systems or Nsight Compute") != std::string::npos);
 }
