@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include "profile_versions.hpp"
+
 #include <cdpkit/report/analysis.hpp>
 #include <cdpkit/report/html.hpp>
 #include <cdpkit/report/profile.hpp>
@@ -1088,15 +1090,7 @@ TEST_CASE("the SM activity series and the strips are binned past their caps") {
 }
 
 TEST_CASE("a profile without hardware renders without the hardware sections") {
-  json v3 = schema::profile_json(collected_profile());
-  v3["schema"] = "cdpkit-profile/3";
-  for (auto& run : v3["runs"]) {
-    run.erase("hardware");
-    run.erase("timeline");
-    run.erase("collect");
-  }
-  v3.erase("collector");
-  v3.erase("host_activity");
+  const json v3 = cdpkit_test::as_profile_v3(schema::profile_json(collected_profile()));
   for (const auto& p : {rep::parse_profile(v3.dump(), "v3.json"), rep::parse_profile(valid_profile().dump(), "v1.json")}) {
     CAPTURE(p.path);
     const std::string html = rep::render_html({p});

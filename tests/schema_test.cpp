@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "profile_versions.hpp"
+
 #include <cdpkit/report/analysis.hpp>
 #include <cdpkit/schema/profile.hpp>
 #include <cdpkit/schema/text.hpp>
@@ -579,15 +581,7 @@ TEST_CASE("a /4 document's collector parts are checked and a /3 document has non
   d.erase("collector");
   CHECK(parse_error(d) == "p.json: /collector: missing");
   // a /3 document: the /4 members are neither required nor read
-  json v3 = schema::profile_json(constructed_profile());
-  v3["schema"] = "cdpkit-profile/3";
-  for (auto& run : v3["runs"]) {
-    run.erase("hardware");
-    run.erase("timeline");
-    run.erase("collect");
-  }
-  v3.erase("collector");
-  v3.erase("host_activity");
+  const json v3 = cdpkit_test::as_profile_v3(schema::profile_json(constructed_profile()));
   const schema::profile p = schema::parse_profile(v3.dump(), "v3.json");
   CHECK(p.version == 3);
   CHECK_FALSE(p.runs[1].hardware.has_value());

@@ -215,18 +215,10 @@ pm_sampler::pm_sampler(std::vector<std::string> metrics, std::uint64_t interval_
   }
 }
 
-pm_sampler::~pm_sampler() {
-  if (impl_) impl_->teardown();
-}
-
+// impl's destructor takes the session down (also when a move assignment replaces it)
+pm_sampler::~pm_sampler() = default;
 pm_sampler::pm_sampler(pm_sampler&&) noexcept = default;
-pm_sampler& pm_sampler::operator=(pm_sampler&& other) noexcept {
-  if (this != &other) {
-    if (impl_) impl_->teardown();
-    impl_ = std::move(other.impl_);
-  }
-  return *this;
-}
+pm_sampler& pm_sampler::operator=(pm_sampler&&) noexcept = default;
 
 bool pm_sampler::available() const noexcept { return impl_ && impl_->available(); }
 

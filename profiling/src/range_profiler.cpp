@@ -161,18 +161,10 @@ range_profiler::range_profiler(std::vector<std::string> metrics, std::size_t max
   }
 }
 
-range_profiler::~range_profiler() {
-  if (impl_) impl_->teardown();
-}
-
+// impl's destructor takes the session down (also when a move assignment replaces it)
+range_profiler::~range_profiler() = default;
 range_profiler::range_profiler(range_profiler&&) noexcept = default;
-range_profiler& range_profiler::operator=(range_profiler&& other) noexcept {
-  if (this != &other) {
-    if (impl_) impl_->teardown();
-    impl_ = std::move(other.impl_);
-  }
-  return *this;
-}
+range_profiler& range_profiler::operator=(range_profiler&&) noexcept = default;
 
 bool range_profiler::available() const noexcept { return impl_ && impl_->available(); }
 
