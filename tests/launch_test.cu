@@ -317,29 +317,125 @@ TEST_CASE("a site id out of range raises a device error that the host throws" * 
 }
 
 namespace {
-/// Thread t loops lengths[t] times with a probe step per iteration. Not unrolled: the probe
-/// counts the lanes active where it stands, so an unrolled loop would group the steps.
+/// How probe_kernel counts its loop.
+enum class probe_mode { per_iteration, at_entry, single_step };
+
+/// Thread t loops lengths[t] times with a probe step per iteration (per_iteration), or counts
+/// its lengths[t] steps at the loop's start (at_entry); single_step: threads with lengths[t] > 0
+/// make one single-step probe. Not unrolled: the probe counts the lanes active where it stands,
+/// so an unrolled loop would group the steps.
+template <probe_mode Mode>
 __global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_len) {
-  cdpkit::warp_probe probe(ctx, probe_site);
   const std::uint32_t n = d_len[blockIdx.x * blockDim.x + threadIdx.x];
+  if constexpr (Mode == probe_mode::single_step) {
+    if (n > 0) cdpkit::probe_single_step(ctx, probe_site);
+  } else {
+    cdpkit::warp_probe probe(ctx, probe_site);
+    if constexpr (Mode == probe_mode::at_entry) {
+      probe.steps(n);
+    } else {
 #pragma unroll 1
-  for (std::uint32_t k = 0; k < n; ++k) probe.step();
-  probe.commit();
+      for (std::uint32_t k = 0; k < n; ++k) probe.step();
+    }
+    probe.commit();
+  }
 }
 
-cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths) {
+cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths,
+                                probe_mode mode = probe_mode::per_iteration) {
   cdpkit::launch_runtime rt;
   cdpkit::profiling::trace_session session(rt);
   std::uint32_t* d = nullptr;
   CDPKIT_CUDA_TRY(cudaMalloc(&d, lengths.size() * sizeof(std::uint32_t)));
   CDPKIT_CUDA_TRY(cudaMemcpy(d, lengths.data(), lengths.size() * sizeof(std::uint32_t),
                              cudaMemcpyHostToDevice));
-  probe_kernel<<<static_cast<unsigned int>(lengths.size() / 128), 128>>>(rt.root_context(), d);
+  const auto blocks = static_cast<unsigned int>(lengths.size() / 128);
+  switch (mode) {
+    case probe_mode::per_iteration: probe_kernel<probe_mode::per_iteration><<<blocks, 128>>>(rt.root_context(), d); break;
+    case probe_mode::at_entry: probe_kernel<probe_mode::at_entry><<<blocks, 128>>>(rt.root_context(), d); break;
+    case probe_mode::single_step: probe_kernel<probe_mode::single_step><<<blocks, 128>>>(rt.root_context(), d); break;
+  }
   CDPKIT_CHECK_DEVICE_ERRORS(rt);
   CDPKIT_CUDA_TRY(cudaFree(d));
   return session.collect().sites[probe_site];
 }
+
+/// The probe counters of two runs are the same.
+void check_same_probe_counts(const cdpkit::site_counters& a, const cdpkit::site_counters& b) {
+  CHECK(a.probe_warps == b.probe_warps);
+  CHECK(a.probe_steps == b.probe_steps);
+  CHECK(a.probe_active_lanes == b.probe_active_lanes);
+  for (int k = 1; k < cdpkit::trace_limits::lane_buckets; ++k) {
+    CAPTURE(k);
+    CHECK(a.lanes_hist[k] == b.lanes_hist[k]);
+  }
+  for (int k = 0; k < cdpkit::trace_limits::efficiency_buckets; ++k) {
+    CAPTURE(k);
+    CHECK(a.efficiency_hist[k] == b.efficiency_hist[k]);
+  }
+  CHECK(a.efficiency_sum == doctest::Approx(b.efficiency_sum));
+}
 }  // namespace
+
+TEST_CASE("a loop counted at its start (warp_probe::steps) has the counts of one probe step per "
+          "iteration" * CDPKIT_GPU_CASE) {
+  std::vector<std::uint32_t> lengths(4096);
+  std::uint64_t x = 12345;
+  for (std::size_t t = 0; t < lengths.size(); ++t) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto r = static_cast<std::uint32_t>(x >> 33);
+    // zeros, ties, a staircase and long tails
+    lengths[t] = t < 1024 ? r % 4 : t < 2048 ? static_cast<std::uint32_t>(t % 32) : r % 300;
+  }
+  const auto per_iteration = run_probe(lengths, probe_mode::per_iteration);
+  const auto at_entry = run_probe(lengths, probe_mode::at_entry);
+  CHECK(per_iteration.probe_steps > 0);
+  check_same_probe_counts(per_iteration, at_entry);
+}
+
+TEST_CASE("single-step probes count each warp once with its active lanes" * CDPKIT_GPU_CASE) {
+  // 0 or 1 step per thread: one step per iteration and a single-step probe must agree
+  std::vector<std::uint32_t> lengths(8192);
+  std::uint64_t x = 777;
+  for (std::size_t t = 0; t < lengths.size(); ++t) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    lengths[t] = t < 4096 ? 1u : static_cast<std::uint32_t>((x >> 40) % 3 != 0);
+  }
+  const auto per_iteration = run_probe(lengths, probe_mode::per_iteration);
+  const auto single = run_probe(lengths, probe_mode::single_step);
+  CHECK(single.lanes_hist[32] >= 128u);  // the first 4096 threads: 128 full warps
+  check_same_probe_counts(per_iteration, single);
+}
+
+TEST_CASE("the host folds striped single-step counts into the site's probe counters") {
+  std::vector<unsigned long long> single(cdpkit::single_step_entries, 0);
+  const auto at = [&](int site, int stripe, int lanes) -> unsigned long long& {
+    return single[(site * cdpkit::single_step_stripes + stripe) * cdpkit::trace_limits::lane_buckets + lanes];
+  };
+  at(3, 0, 32) = 5;
+  at(3, 15, 32) = 2;
+  at(3, 7, 16) = 4;
+  std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites);
+  sites[3].probe_warps = 1;  // a committed probe of one step with 8 lanes
+  sites[3].probe_steps = 1;
+  sites[3].probe_active_lanes = 8;
+  sites[3].lanes_hist[8] = 1;
+  sites[3].efficiency_hist[8] = 1;
+  sites[3].efficiency_sum = 0.25;
+  cdpkit::detail::fold_single_steps(single.data(), sites.data());
+  const auto& c = sites[3];
+  CHECK(c.probe_warps == 12u);
+  CHECK(c.probe_steps == 12u);
+  CHECK(c.probe_active_lanes == 8u + 7u * 32u + 4u * 16u);
+  CHECK(c.lanes_hist[32] == 7u);
+  CHECK(c.lanes_hist[16] == 4u);
+  CHECK(c.lanes_hist[8] == 1u);
+  CHECK(c.efficiency_hist[31] == 7u);  // efficiency 1 is in the last bucket
+  CHECK(c.efficiency_hist[16] == 4u);
+  CHECK(c.efficiency_sum == doctest::Approx(0.25 + 7.0 + 2.0));
+  CHECK(sites[2].probe_warps == 0u);
+  CHECK(sites[4].probe_warps == 0u);
+}
 
 TEST_CASE("probes measure efficiency 1 when every lane has the same trip count" * CDPKIT_GPU_CASE) {
   const std::vector<std::uint32_t> lengths(1024, 17);  // 32 warps

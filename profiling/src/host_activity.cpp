@@ -3,7 +3,8 @@
 // Construction: detail::require_current_device() (first, so that without a GPU the reason is
 // "no CUDA device to profile (...)"). start(): claim the process-wide registry (one started
 // collector at a time), cuptiActivityRegisterCallbacks (once per process), reset CUPTI's
-// dropped-record count, cuptiActivityEnable for CONCURRENT_KERNEL, MEMCPY and MEMSET. CUPTI then
+// dropped-record count, cuptiActivityEnable for CONCURRENT_KERNEL, MEMCPY and MEMSET, and a
+// 4-byte memset of its own that takes part of CUPTI's set-up cost (absorb_enable_cost). CUPTI then
 // asks for buffers (on_buffer_requested: at most max_outstanding_buffers of buffer_bytes, null
 // once the cap is reached, so CUPTI drops records and counts them) and hands them back filled
 // (on_buffer_completed, often on CUPTI's own thread: parsed into the started collector's log and
@@ -23,6 +24,7 @@
 #include <cdpkit/error.hpp>
 
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <cupti_activity.h>
 #include <cupti_result.h>
 
@@ -228,6 +230,36 @@ void register_callbacks_once() {
   callbacks_registered = true;
 }
 
+/// Pay CUPTI's set-up of the activity kinds just enabled, and wait for it. Measured on the H200:
+/// the first memset or kernel after cuptiActivityEnable runs 0.3 to 0.9 ms late (on the GPU's
+/// timeline, not the host's); a device or event synchronization does not take that cost, a
+/// 4-byte memset on the work's stream does. On a stream of its own (the work's is not known
+/// here) it takes part of it (docs/design.md, "The CUPTI collector"). It runs on memory from
+/// the stream-ordered allocator (neither allocation nor free synchronizes the device, so work the
+/// caller has in flight is not waited for). Best effort: any CUDA failure just skips it (the
+/// first recorded operation is then late, as without it).
+void absorb_enable_cost() noexcept {
+  int device = 0, pools = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess || pools == 0) {
+    (void)cudaGetLastError();
+    return;
+  }
+  cudaStream_t stream = nullptr;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  void* word = nullptr;
+  if (cudaMallocAsync(&word, 4, stream) == cudaSuccess) {
+    (void)cudaMemsetAsync(word, 0, 4, stream);
+    (void)cudaFreeAsync(word, stream);
+  }
+  (void)cudaStreamSynchronize(stream);
+  (void)cudaStreamDestroy(stream);
+  (void)cudaGetLastError();  // a failure here is not the caller's error
+}
+
 /// CUPTI's count of dropped records since the last call (which resets it): the global queue's
 /// (context null, stream 0), plus the context's where CUPTI keeps one.
 std::uint64_t take_dropped(CUcontext context) {
@@ -359,6 +391,15 @@ void host_activity::start() {
       check(cuptiActivityEnable(k.kind), k.enable_call);
       ++s.enabled;
     }
+    absorb_enable_cost();
+    // the warm-up's own records are not the collection's
+    check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+    {
+      registry& r = the_registry();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      s.records.log = host_activity_log{};
+    }
+    forget_dropped(s.context);
   } catch (const cupti_failure& e) {
     s.disable_all();
     (void)s.release();

@@ -172,6 +172,7 @@ struct runtime_storage {
   unique_device_ptr<launch_state> d_state;
   unique_device_ptr<std::uint32_t[]> d_slots;
   unique_device_ptr<site_counters[]> d_sites;
+  unique_device_ptr<unsigned long long[]> d_single_steps;
   unique_device_ptr<trace_totals> d_totals;
   unique_device_ptr<launch_record[]> d_records;
   limit_lease limit;
@@ -248,6 +249,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_state), sizeof(launch_state)));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slots), sizeof(std::uint32_t) * slots));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_sites), sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_single_steps), sizeof(unsigned long long) * single_step_entries));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_totals), sizeof(trace_totals)));
   if (config.trace_record_capacity > 0)
     CDPKIT_CUDA_TRY(
@@ -279,6 +281,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.record_capacity = config.trace_record_capacity;
   h.slots = st.d_slots.get();
   h.sites = st.d_sites.get();
+  h.single_steps = st.d_single_steps.get();
   h.totals = st.d_totals.get();
   h.records = st.d_records.get();
   h.launches = 0;
@@ -308,6 +311,7 @@ void launch_runtime::reset_trace() {
     throw input_error("launch_runtime::reset_trace: " + std::to_string(pending) +
                       " children still counted as pending; reset only between runs");
   CDPKIT_CUDA_TRY(cudaMemset(st.d_sites.get(), 0, sizeof(site_counters) * trace_limits::max_sites));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_single_steps.get(), 0, sizeof(unsigned long long) * single_step_entries));
   CDPKIT_CUDA_TRY(cudaMemset(st.d_totals.get(), 0, sizeof(trace_totals)));
   CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
 }
@@ -364,6 +368,12 @@ trace_snapshot launch_runtime::snapshot() const {
   CDPKIT_CUDA_TRY(cudaMemcpy(snap.sites.data(), st.d_sites.get(),
                              sizeof(site_counters) * trace_limits::max_sites,
                              cudaMemcpyDeviceToHost));
+  {
+    std::vector<unsigned long long> single(single_step_entries);
+    CDPKIT_CUDA_TRY(cudaMemcpy(single.data(), st.d_single_steps.get(), sizeof(unsigned long long) * single.size(),
+                               cudaMemcpyDeviceToHost));
+    detail::fold_single_steps(single.data(), snap.sites.data());
+  }
   CDPKIT_CUDA_TRY(
       cudaMemcpy(&snap.totals, st.d_totals.get(), sizeof(trace_totals), cudaMemcpyDeviceToHost));
   const std::uint64_t stored =

@@ -23,6 +23,11 @@ struct launch_mirror {
   unsigned long long last_event_ns;///< %globaltimer of the latest event
 };
 
+/// Stripes of launch_state::single_steps (by SM id).
+inline constexpr int single_step_stripes = 16;
+/// Entries of launch_state::single_steps.
+inline constexpr int single_step_entries = trace_limits::max_sites * single_step_stripes * trace_limits::lane_buckets;
+
 /// Lives in device memory, owned by a cdpkit::launch_runtime. Kernels reach it only through
 /// launch_context::state.
 struct launch_state {
@@ -34,6 +39,11 @@ struct launch_state {
   std::uint32_t record_capacity; ///< size of records
   std::uint32_t* slots;          ///< blocks still running per in-flight child (0 = free)
   site_counters* sites;          ///< trace_limits::max_sites entries
+  /// Warps whose probe was one step (probe_single_step), by site, stripe and active lanes:
+  /// [site * single_step_stripes + stripe] * trace_limits::lane_buckets + lanes. The host folds
+  /// them into `sites` (launch_runtime::snapshot); striped so that a child grid's warps do not
+  /// all count into one address.
+  unsigned long long* single_steps;
   trace_totals* totals;
   launch_record* records;        ///< bounded record buffer
   unsigned int launches;         ///< children launched so far (atomic; mirrored)
@@ -52,5 +62,31 @@ struct launch_context {
   std::uint8_t tracing;    ///< 1 when the trace is on: the one branch tracing costs when off
   std::uint8_t pad_[3];
 };
+
+namespace detail {
+/// Fold launch_state::single_steps (`single`, single_step_entries values) into the sites'
+/// probe counters (`sites`, trace_limits::max_sites entries), as if every such warp had committed
+/// a warp_probe of one step: its lanes histogram, steps, active lanes, warps, efficiency bucket
+/// and efficiency sum. Host code (launch_runtime::snapshot).
+inline void fold_single_steps(const unsigned long long* single, site_counters* sites) noexcept {
+  for (int site = 0; site < trace_limits::max_sites; ++site) {
+    site_counters& c = sites[site];
+    for (int lanes = 1; lanes < trace_limits::lane_buckets; ++lanes) {
+      unsigned long long warps = 0;
+      for (int stripe = 0; stripe < single_step_stripes; ++stripe)
+        warps += single[(site * single_step_stripes + stripe) * trace_limits::lane_buckets + lanes];
+      if (warps == 0) continue;
+      c.lanes_hist[lanes] += warps;
+      c.probe_steps += warps;
+      c.probe_active_lanes += warps * static_cast<unsigned long long>(lanes);
+      c.probe_warps += warps;
+      const int bucket = lanes * trace_limits::efficiency_buckets / 32;
+      c.efficiency_hist[bucket < trace_limits::efficiency_buckets ? bucket : trace_limits::efficiency_buckets - 1] +=
+          static_cast<unsigned int>(warps);
+      c.efficiency_sum += static_cast<double>(warps) * lanes / 32.0;
+    }
+  }
+}
+}  // namespace detail
 
 }  // namespace cdpkit

@@ -77,13 +77,11 @@ struct group_items_fn {
   std::uint32_t count;
   ItemOp item_op;
   __device__ void operator()(const launch_context& self, std::uint64_t k64) const {
-    warp_probe probe(self, sites::l2c_child_items);
-    probe.step();
+    probe_single_step(self, sites::l2c_child_items);
     const auto k = static_cast<std::uint32_t>(k64);
     const std::uint32_t s = find_segment(d_scan, count, k);
     const std::uint32_t i = first_segment + s;
     call_item(item_op, i, segments.begin(i) + (k - d_scan[s]));
-    probe.commit();
   }
 };
 
@@ -94,10 +92,8 @@ struct segment_items_fn {
   std::uint32_t begin;
   ItemOp item_op;
   __device__ void operator()(const launch_context& self, std::uint64_t k) const {
-    warp_probe probe(self, sites::l2c_child_items);
-    probe.step();
+    probe_single_step(self, sites::l2c_child_items);
     call_item(item_op, segment, begin + static_cast<std::uint32_t>(k));
-    probe.commit();
   }
 };
 

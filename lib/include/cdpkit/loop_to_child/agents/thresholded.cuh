@@ -40,10 +40,8 @@ __device__ void thresholded_agent(const launch_context& ctx, const Segments& s, 
       if (!launched) record_inline_items(ctx, site, 1ull * len);
     }
     if (!launched) {
-      for (std::uint32_t k = 0; k < len; ++k) {
-        probe.step();
-        call_item(item_op, i, begin + k);
-      }
+      probe.steps(len);  // the inline loop's steps, counted here: nothing per iteration
+      for (std::uint32_t k = 0; k < len; ++k) call_item(item_op, i, begin + k);
     }
   }
   probe.commit();
