@@ -198,6 +198,12 @@ TEST_CASE("the PM timeline covers the traced run: every child grid's window lies
   REQUIRE(m.trace.has_value());
   const auto& t = *m.collected.timeline;
   REQUIRE(t.samples.size() >= 2u);
+  // the trace was moved onto CUPTI's clock, and the clock kernel left the host activity
+  REQUIRE(t.clock_offset_ns.has_value());
+  MESSAGE("trace clock - CUPTI clock: " << *t.clock_offset_ns << " ns");
+  REQUIRE(m.collected.host.has_value());
+  CHECK_FALSE(m.collected.host->kernels.empty());
+  for (const auto& k : m.collected.host->kernels) CHECK(k.name != cdpkit::device_clock_kernel);
   CHECK_FALSE(t.overflow);
   const auto active = t.index_of(prof::default_pm_metrics().front());
   REQUIRE(active.has_value());

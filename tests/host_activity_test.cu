@@ -142,3 +142,33 @@ TEST_CASE("a second host timeline started while another is started stands aside 
   CHECK(log.kernels.size() == 1u);
   CDPKIT_CUDA_TRY(cudaFree(d));
 }
+
+TEST_CASE("take() hands over the records so far and keeps recording until stop()" * CDPKIT_GPU_CASE) {
+  const cdpkit_test::cupti_lock lock;
+  int* d = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d, 256 * sizeof(int)));
+  cdpkit::profiling::host_activity ha;
+  INFO(ha.unavailable_reason());
+  REQUIRE(ha.available());
+  CHECK(ha.take().kernels.empty());  // not started: nothing
+  ha.start();
+  host_activity_stamp_kernel<<<1, 64>>>(d);
+  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  const auto first = ha.take();
+  host_activity_stamp_kernel<<<3, 64>>>(d);
+  host_activity_stamp_kernel<<<4, 64>>>(d);
+  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  const auto second = ha.take();
+  const auto last = ha.stop();
+  CHECK(ha.available());
+  REQUIRE(first.kernels.size() == 1u);
+  CHECK(first.kernels[0].blocks == 1u);
+  REQUIRE(second.kernels.size() == 2u);  // the warm-up memset of start() is in neither
+  CHECK(second.kernels[0].blocks == 3u);
+  CHECK(second.kernels[1].blocks == 4u);
+  CHECK(second.kernels[0].start_ns >= first.kernels[0].end_ns);
+  CHECK(first.transfers.empty());
+  CHECK(last.kernels.empty());
+  CHECK(ha.take().kernels.empty());  // stopped
+  CDPKIT_CUDA_TRY(cudaFree(d));
+}

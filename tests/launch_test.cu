@@ -466,6 +466,18 @@ TEST_CASE("probes measure the exact efficiency of a staircase divergence pattern
   CHECK(c.efficiency_hist[16] == warps);  // 0.515625 is in [16/32, 17/32)
 }
 
+TEST_CASE("the device clock reads the trace's clock: later readings are later" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_runtime rt;
+  cudaStream_t stream = nullptr;
+  CDPKIT_CUDA_TRY(cudaStreamCreate(&stream));
+  const std::uint64_t a = rt.read_device_clock(stream);
+  const std::uint64_t b = rt.read_device_clock(stream);
+  CHECK(a > 0u);
+  CHECK(b > a);
+  CHECK(b - a < 1000000000ull);  // two one-thread kernels: far less than a second apart
+  CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
+}
+
 TEST_CASE("a runtime rejects an invalid configuration with a clear error") {
   cdpkit::launch_config config;
   config.max_depth = -1;

@@ -455,6 +455,7 @@ schema::profile collected_profile() {
   t.ms = 1.5;
   t.metrics = {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", "sm__inst_executed_realtime.sum"};
   t.samples = {{1000, 21000, {50.0, 1e6}}, {21000, 41000, {25.5, 2e5}}};
+  t.clock_offset_ns = -412345;
   run.timeline = t;
   run.collect.traced_ms = 1.1;
   run.collect.metrics_ms = 1.25;
@@ -501,6 +502,7 @@ TEST_CASE("a cdpkit-profile/4 document keeps the hardware metrics, the timeline 
   CHECK(t.samples[1].start_ns == 21000u);
   CHECK(t.samples[1].values[0] == 25.5);
   CHECK(t.index_of("sm__inst_executed_realtime.sum") == std::optional<std::size_t>(1));
+  CHECK(t.clock_offset_ns == std::optional<std::int64_t>(-412345));
   CHECK(q.runs[1].collect.metrics_ms == 1.25);
   REQUIRE(q.collector.has_value());
   CHECK(q.collector->notes == std::vector<std::string>{"a note"});
@@ -550,6 +552,12 @@ TEST_CASE("a /4 document's collector parts are checked and a /3 document has non
   d = doc;
   d["runs"][1]["timeline"]["samples"][0] = json::array({1000, 21000, 1.0});
   CHECK(parse_error(d) == "p.json: /runs/1/timeline/samples/0: expected [start_ns, end_ns] and 2 values");
+  d = doc;
+  d["runs"][1]["timeline"]["clock_offset_ns"] = "late";
+  CHECK(parse_error(d) == "p.json: /runs/1/timeline/clock_offset_ns: expected an integer");
+  d = doc;  // a /4 profile written before the clocks were aligned: no offset
+  d["runs"][1]["timeline"].erase("clock_offset_ns");
+  CHECK_FALSE(schema::parse_profile(d.dump(), "p.json").runs[1].timeline->clock_offset_ns.has_value());
   d = doc;
   d["runs"][1]["timeline"]["interval_ns"] = 0;
   CHECK(parse_error(d) == "p.json: /runs/1/timeline/interval_ns: expected a positive interval");

@@ -10,6 +10,31 @@
 namespace cdpkit::harness {
 
 namespace {
+/// Move a trace's times onto CUPTI's clock: `offset_ns` = trace clock - CUPTI's.
+void shift_trace(trace_snapshot& trace, std::int64_t offset_ns) {
+  const auto shift = [&](std::uint64_t& t) { t = static_cast<std::uint64_t>(static_cast<std::int64_t>(t) - offset_ns); };
+  for (auto& r : trace.records) {
+    if (r.t_ns != 0) shift(r.t_ns);
+    if (has_execution_time(r)) {
+      shift(r.start_ns);
+      shift(r.end_ns);
+    }
+  }
+}
+
+/// The trace clock minus CUPTI's, from the clock kernel's reading (`device_ns`) and CUPTI's
+/// record of that kernel in `host` (which is then left out of it); unset without the record.
+std::optional<std::int64_t> clock_offset(std::uint64_t device_ns, profiling::host_activity_log& host) {
+  auto& k = host.kernels;
+  const auto it = std::find_if(k.begin(), k.end(), [](const auto& x) { return x.name == device_clock_kernel; });
+  if (it == k.end()) return std::nullopt;
+  std::optional<std::int64_t> out;
+  if (it->start_ns != 0 && it->end_ns >= it->start_ns)  // the kernel read the clock inside its window
+    out = static_cast<std::int64_t>(device_ns) - static_cast<std::int64_t>(it->start_ns + (it->end_ns - it->start_ns) / 2);
+  k.erase(it);
+  return out;
+}
+
 /// A pair of CUDA events, destroyed with the scope.
 class event_pair {
  public:
@@ -112,15 +137,33 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     m.trace = traced_run("measure: traced run", ms, {});
     m.collected.times.traced_ms = ms;
   }
+  // CUPTI's runs (sampled, measured) share one enabling of the activity API, and a run nobody
+  // times goes first: the first operations after enabling it run up to 0.9 ms late on the H200
+  // (docs/design.md, "The CUPTI collector").
+  profiling::collector::activity_hold hold;
+  if (traced && collector != nullptr && (collector->timeline_enabled() || collector->metrics_enabled())) {
+    hold = collector->hold_host_activity();
+    double ms = 0;
+    (void)traced_run("measure: warm-up run (CUPTI)", ms, {});
+  }
   if (traced && collector != nullptr && collector->timeline_enabled()) {
     double ms = 0;
     std::optional<trace_snapshot> snapshot;
     std::optional<schema::timeline_profile> timeline;
     profiling::host_activity_log host;
-    snapshot = traced_run("measure: sampled run", ms,
-                          [&](const std::function<void()>& run) { timeline = collector->sample(run, &host); });
+    std::uint64_t device_ns = 0;
+    snapshot = traced_run("measure: sampled run", ms, [&](const std::function<void()>& run) {
+      timeline = collector->sample(
+          [&] {
+            device_ns = runtime.read_device_clock(stream);  // the two clocks, side by side
+            run();
+          },
+          &host);
+    });
     if (timeline) {
       timeline->ms = ms;
+      timeline->clock_offset_ns = clock_offset(device_ns, host);
+      if (timeline->clock_offset_ns) shift_trace(*snapshot, *timeline->clock_offset_ns);
       m.collected.timeline = std::move(timeline);
       m.collected.times.timeline_ms = ms;
       m.trace = std::move(snapshot);  // the trace whose child windows the samples cover

@@ -156,21 +156,24 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     work();
     return std::nullopt;
   }
-  host_activity activity;
-  if (!activity.available()) {
-    note("metrics", "the host activity (for the CTA accounting): " + activity.unavailable_reason());
+  host_activity own;
+  host_activity* activity = open_activity(own, "metrics");
+  if (activity == nullptr) {
     work();
     return std::nullopt;
   }
-  activity.start();
   try {
     rp.measure(range, work);
   } catch (...) {
-    (void)activity.stop();
+    (void)close_activity(*activity, own);
     throw;
   }
   measured_range out;
-  out.host = activity.stop();
+  out.host = close_activity(*activity, own);
+  if (!activity->available()) {
+    note("metrics", "the host activity (for the CTA accounting): " + activity->unavailable_reason());
+    return std::nullopt;
+  }
   const auto results = rp.results();
   if (!rp.available() || results.empty()) {
     note("metrics", rp.available() ? "CUPTI returned no range" : rp.unavailable_reason());
@@ -197,21 +200,64 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
     work();
     return std::nullopt;
   }
-  std::optional<host_activity> activity;
-  if (host != nullptr) activity.emplace();
+  host_activity own;
   pm_timeline t = pm.sample([&] {
-    if (activity) {
-      *host = activity->record(work);
-      drop_range_profiler_kernels(*host);
-    } else {
+    host_activity* activity = host != nullptr ? open_activity(own, "timeline") : nullptr;
+    if (activity == nullptr) {
       work();
+      return;
     }
+    try {
+      work();
+    } catch (...) {
+      (void)close_activity(*activity, own);
+      throw;
+    }
+    *host = close_activity(*activity, own);
+    drop_range_profiler_kernels(*host);
   });
   if (!pm.available()) {
     note("timeline", pm.unavailable_reason());
     return std::nullopt;
   }
   return timeline_profile_of(std::move(t));
+}
+
+void collector::activity_hold::release() noexcept {
+  if (c_ != nullptr) c_->held_.reset();  // stops the collection
+  c_ = nullptr;
+}
+
+collector::activity_hold collector::hold_host_activity() {
+  if (!metrics_ && !timeline_) return activity_hold();
+  held_.emplace();
+  held_->start();
+  if (!held_->available()) {
+    note("metrics", "the host activity (for the CTA accounting): " + held_->unavailable_reason());
+    held_.reset();
+    return activity_hold();
+  }
+  return activity_hold(this);
+}
+
+host_activity* collector::open_activity(host_activity& own, const char* part) {
+  if (held_ && held_->available()) {
+    (void)held_->take();  // what ran before is not this run's
+    if (held_->available()) return &*held_;
+  }
+  if (own.available()) own.start();
+  if (own.available()) return &own;
+  if (std::string(part) == "metrics") {
+    note("metrics", "the host activity (for the CTA accounting): " + own.unavailable_reason());
+  } else if (!host_activity_noted_) {  // the timeline goes on without the host kernels
+    host_activity_noted_ = true;
+    note("host activity", own.unavailable_reason());
+  }
+  return nullptr;
+}
+
+host_activity_log collector::close_activity(host_activity& a, host_activity& own) {
+  return &a == &own ? own.stop() : a.take();
 }
 
 schema::timeline_profile timeline_profile_of(pm_timeline t) {

@@ -330,10 +330,42 @@ struct host_activity::impl {
       return host_activity_log{};
     }
     out.dropped += cupti_dropped;
-    const auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
-    std::stable_sort(out.kernels.begin(), out.kernels.end(), by_start);
-    std::stable_sort(out.transfers.begin(), out.transfers.end(), by_start);
+    sort_by_start(out);
     return out;
+  }
+
+  /// The records so far, leaving the collection started: flush, move the log out, read CUPTI's
+  /// dropped count. A CUPTI failure ends the collection (finish()) and makes it unavailable.
+  host_activity_log take_so_far() noexcept {
+    std::uint64_t cupti_dropped = 0;
+    try {
+      check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+      cupti_dropped = take_dropped(context);
+    } catch (const cupti_failure& e) {
+      (void)finish();
+      fail(e.what());
+      return host_activity_log{};
+    } catch (...) {
+      (void)finish();
+      fail("host_activity: out of memory while taking the records");
+      return host_activity_log{};
+    }
+    host_activity_log out;
+    {
+      registry& r = the_registry();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      out = std::move(records.log);
+      records.log = host_activity_log{};
+    }
+    out.dropped += cupti_dropped;
+    sort_by_start(out);
+    return out;
+  }
+
+  static void sort_by_start(host_activity_log& log) {
+    const auto by_start = [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; };
+    std::stable_sort(log.kernels.begin(), log.kernels.end(), by_start);
+    std::stable_sort(log.transfers.begin(), log.transfers.end(), by_start);
   }
 
   [[nodiscard]] bool available() const noexcept { return reason.empty(); }
@@ -410,6 +442,11 @@ void host_activity::start() {
 host_activity_log host_activity::stop() {
   if (!impl_ || !impl_->started) return host_activity_log{};
   return impl_->finish();
+}
+
+host_activity_log host_activity::take() {
+  if (!impl_ || !impl_->started) return host_activity_log{};
+  return impl_->take_so_far();
 }
 
 host_activity_log host_activity::record(const std::function<void()>& work) {

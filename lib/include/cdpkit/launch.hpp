@@ -65,6 +65,9 @@ struct runtime_storage;
 /// given another. Tracing is off by default. Calls that reset or read counters synchronize the
 /// device, under the watchdog (cdpkit/wait.hpp). Not thread-safe: use one runtime per host
 /// thread, or serialize.
+/// The name of the kernel launch_runtime::read_device_clock runs (extern "C": not mangled).
+inline constexpr const char* device_clock_kernel = "cdpkit_device_clock";
+
 class launch_runtime {
  public:
   /// Applies the pending launch limit to the device (see launch_config; the device-wide limit is
@@ -99,6 +102,13 @@ class launch_runtime {
 
   /// Synchronize and copy the trace to the host.
   [[nodiscard]] trace_snapshot snapshot() const;
+
+  /// The device's %globaltimer now (the trace's clock, ns), read by a one-thread kernel named
+  /// device_clock_kernel on `stream` and waited for (that stream only). The kernel writes to
+  /// mapped host memory of the runtime's: no copy appears beside it. With CUPTI's activity API
+  /// on, its record gives CUPTI's time of the same instant (docs/design.md: the two clocks
+  /// differ by about 0.4 ms on the H200). Throws cdpkit::cuda_error.
+  [[nodiscard]] std::uint64_t read_device_clock(cudaStream_t stream) const;
 
   /// The launch layer's state, read over a separate stream so that it works while the device
   /// is stuck: pending count against budget and limit, occupied completion slots (and the blocks

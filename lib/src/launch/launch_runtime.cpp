@@ -140,6 +140,9 @@ void require_cuda_device() {
 
 namespace detail {
 
+/// Launch device_clock_kernel on `stream`, writing %globaltimer to `*out` (device_clock.cu).
+cudaError_t launch_device_clock(unsigned long long* out, cudaStream_t stream) noexcept;
+
 /// The runtime's entry in the device-wide limit registry, given back when the runtime goes (the
 /// device's limit is not touched after a watchdog timeout: the call could block on the stuck work).
 struct limit_lease {
@@ -162,6 +165,7 @@ struct runtime_storage {
   // device is stuck, when even a copy on another stream may not complete.
   unique_pinned_ptr<std::uint32_t[]> h_mirror_slots;
   unique_pinned_ptr<launch_mirror> h_mirror;
+  unique_pinned_ptr<unsigned long long> h_clock;  ///< read_device_clock's word (mapped)
   // The watchdog's window on the state: a non-blocking stream and pinned host copies.
   unique_pinned_ptr<trace_totals> h_totals;
   unique_pinned_ptr<site_counters[]> h_sites;
@@ -266,6 +270,8 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   CDPKIT_CUDA_TRY(cudaHostAlloc(detail::out_ptr(st.h_mirror), sizeof(launch_mirror), cudaHostAllocMapped));
   CDPKIT_CUDA_TRY(
       cudaHostAlloc(detail::out_ptr(st.h_mirror_slots), sizeof(std::uint32_t) * slots, cudaHostAllocMapped));
+  CDPKIT_CUDA_TRY(cudaHostAlloc(detail::out_ptr(st.h_clock), sizeof(unsigned long long), cudaHostAllocMapped));
+  *st.h_clock = 0;
   std::memset(st.h_mirror.get(), 0, sizeof(launch_mirror));
   std::memset(st.h_mirror_slots.get(), 0, sizeof(std::uint32_t) * slots);
   launch_mirror* d_mirror = nullptr;
@@ -358,6 +364,16 @@ void launch_runtime::check_device_errors(const char* file, int line) {
   std::memset(st.h_mirror_slots.get(), 0, sizeof(std::uint32_t) * slots);
   st.h_mirror->pending = 0;
   st.h_mirror->launches = h.launches;
+}
+
+std::uint64_t launch_runtime::read_device_clock(cudaStream_t stream) const {
+  const detail::runtime_storage& st = *storage_;
+  unsigned long long* d_clock = nullptr;
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_clock, st.h_clock.get(), 0));
+  *st.h_clock = 0;
+  CDPKIT_CUDA_TRY(detail::launch_device_clock(d_clock, stream));
+  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  return *static_cast<volatile unsigned long long*>(st.h_clock.get());
 }
 
 trace_snapshot launch_runtime::snapshot() const {

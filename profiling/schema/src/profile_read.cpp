@@ -331,6 +331,10 @@ timeline_profile read_timeline(const json& j, const cursor& c) {
   t.metrics = get_strings(j, "metrics", c);
   t.overflow = get_bool(j, "overflow", c);
   t.dropped = get_uint(j, "dropped", c);
+  // written since the trace is aligned to CUPTI's clock: absent or null in older /4 profiles
+  if (const auto it = j.find("clock_offset_ns"); it != j.end() && !it->is_null())
+    t.clock_offset_ns = get_int(j, "clock_offset_ns", c, std::numeric_limits<std::int64_t>::min() / 2,
+                                std::numeric_limits<std::int64_t>::max() / 2);
   const json& samples = get_array(j, "samples", c);
   const std::size_t width = 2 + t.metrics.size();
   t.samples.reserve(samples.size());

@@ -373,8 +373,13 @@ json timeline_json(const timeline_profile& t) {
     for (double v : s.values) row.push_back(v);
     samples.push_back(std::move(row));
   }
-  return {{"interval_ns", t.interval_ns}, {"ms", t.ms},         {"metrics", t.metrics},
-          {"overflow", t.overflow},       {"dropped", t.dropped}, {"samples", samples}};
+  return {{"interval_ns", t.interval_ns},
+          {"ms", t.ms},
+          {"metrics", t.metrics},
+          {"overflow", t.overflow},
+          {"dropped", t.dropped},
+          {"clock_offset_ns", t.clock_offset_ns ? json(*t.clock_offset_ns) : json()},
+          {"samples", samples}};
 }
 
 json host_activity_json(const host_activity_profile& a) {

@@ -96,6 +96,38 @@ class collector {
   /// The document's collector part: what was asked for and the notes.
   [[nodiscard]] schema::collector_profile profile() const;
 
+  /// Keeps CUPTI's activity API on while it lives (move-only): measure() and sample() take their
+  /// host activity from it instead of enabling it themselves.
+  class activity_hold {
+   public:
+    activity_hold() = default;
+    explicit activity_hold(collector* c) noexcept : c_(c) {}
+    activity_hold(activity_hold&& o) noexcept : c_(o.c_) { o.c_ = nullptr; }
+    activity_hold& operator=(activity_hold&& o) noexcept {
+      if (this != &o) {
+        release();
+        c_ = o.c_;
+        o.c_ = nullptr;
+      }
+      return *this;
+    }
+    activity_hold(const activity_hold&) = delete;
+    activity_hold& operator=(const activity_hold&) = delete;
+    ~activity_hold() { release(); }
+
+   private:
+    void release() noexcept;
+    collector* c_ = nullptr;
+  };
+
+  /// Turn the activity API on until the returned hold goes. On the H200 the first operations
+  /// after enabling it run up to 0.9 ms late (docs/design.md, "The CUPTI collector"): hold it,
+  /// run the work once unmeasured, then measure() and sample() it. An empty hold (nothing on)
+  /// when neither metrics nor timeline can run, or when the activity API is unavailable (noted
+  /// for metrics; measure() and sample() then enable it themselves, as without a hold).
+  /// Precondition: no other hold of this collector is alive.
+  [[nodiscard]] activity_hold hold_host_activity();
+
   /// Run `work` once inside a range named `name` (made unique with "#k" when measured before),
   /// recording the host activity around it. `work` must synchronize the device before it
   /// returns. Unset when metrics are off or unavailable, or when the metrics need more than one
@@ -115,7 +147,16 @@ class collector {
  private:
   void note(const std::string& part, const std::string& why);
 
+  /// measure()'s and sample()'s activity log: the held one when alive and available, else `own`
+  /// (started here). Null when neither is available (noted: for "metrics", which then stands
+  /// aside; for "timeline" once, as "host activity", the timeline going on without it).
+  host_activity* open_activity(host_activity& own, const char* part);
+  /// The log of `a` since open_activity() (stop() for an own one, take() for the held one).
+  host_activity_log close_activity(host_activity& a, host_activity& own);
+
   collect_options options_;
+  std::optional<host_activity> held_;  ///< while an activity_hold lives
+  bool host_activity_noted_ = false;   ///< the timeline's host activity failed (said once)
   bool quiet_ = false;
   bool metrics_ = false, timeline_ = false;
   std::vector<std::string> notes_;

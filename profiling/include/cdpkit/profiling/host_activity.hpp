@@ -103,6 +103,13 @@ class host_activity {
   /// started; a CUPTI failure makes the collector unavailable and returns an empty log.
   host_activity_log stop();
 
+  /// What was recorded since start() or the previous take(), kernels and transfers each sorted
+  /// by start_ns, flushing CUPTI's buffers but leaving the kinds enabled (so that the next
+  /// operation pays no set-up: see start()). Precondition as for stop(). An empty log when
+  /// unavailable or not started; a CUPTI failure stops the collection, makes the collector
+  /// unavailable and returns an empty log.
+  host_activity_log take();
+
   /// Run `work` between start() and stop() and return the log. `work` must synchronize the
   /// device before it returns (see stop()). Unavailable (or once start() failed), `work` runs
   /// once and the log is empty. Exceptions from `work` propagate, after stop().

@@ -2,9 +2,10 @@
 // cdpkit/profiling/pm_sampler.hpp — an SM-activity timeline: CUPTI's PM sampling of the whole
 // device at a fixed interval while a piece of work runs.
 //
-// Measured on an H200 (issue 10, docs/design.md): the samples' timestamps are on the clock of
-// %globaltimer, which the device trace records child windows in, so a timeline lines up with the
-// trace of the same run; the samples count the work of grids launched from the device, which
+// Measured on an H200 (issue 10, docs/design.md): the samples' timestamps are on CUPTI's clock,
+// that of the activity records; %globaltimer, which the device trace records child windows in,
+// differs from it by about 0.4 ms (the harness measures the offset in the sampled run and moves
+// that run's trace onto CUPTI's clock); the samples count the work of grids launched from the device, which
 // CUPTI's activity API cannot see. The counters are the device's: other processes' work shows too.
 //
 //   cdpkit::profiling::pm_sampler pm;                    // default_pm_metrics(), 20 us
@@ -24,7 +25,8 @@
 
 namespace cdpkit::profiling {
 
-/// One sample: its window on the %globaltimer clock and one value per metric.
+/// One sample: its window on CUPTI's clock (that of the activity records; %globaltimer differs
+/// from it by about 0.4 ms on the H200) and one value per metric.
 struct pm_sample {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;

@@ -233,7 +233,8 @@ struct hardware_profile {
   [[nodiscard]] std::optional<double> warp_efficiency() const;
 };
 
-/// One PM sample: its window (ns, %globaltimer clock) and a value per timeline metric.
+/// One PM sample: its window (ns, CUPTI's clock; see clock_offset_ns) and a value per timeline
+/// metric.
 struct timeline_sample {
   std::uint64_t start_ns = 0, end_ns = 0;
   std::vector<double> values;
@@ -247,6 +248,10 @@ struct timeline_profile {
   bool overflow = false;
   std::uint64_t dropped = 0;
   std::vector<timeline_sample> samples;  ///< by start time
+  /// The device trace's clock (%globaltimer) minus CUPTI's, measured in the sampled run; that
+  /// run's trace times were moved onto CUPTI's clock by it. Unset: not measured (trace times as
+  /// recorded).
+  std::optional<std::int64_t> clock_offset_ns;
   [[nodiscard]] std::optional<std::size_t> index_of(const std::string& metric) const;
   /// The time-weighted mean of `metric` over the samples (equal weights when every window is
   /// empty); unset when not sampled or without samples.
@@ -267,8 +272,9 @@ struct run_profile : run_description {
   collect_times collect;                     ///< cdpkit-profile/4
 };
 
-/// A host-launched kernel or a transfer, as CUPTI's activity API saw it (ns, CUPTI's clock, the
-/// same as %globaltimer on the H200). `run`: the run it belongs to, unset when none.
+/// A host-launched kernel or a transfer, as CUPTI's activity API saw it (ns, CUPTI's clock, that
+/// of the PM samples; the trace of a sampled run is moved onto it). `run`: the run it belongs to,
+/// unset when none.
 struct activity_kernel {
   std::optional<std::uint64_t> run;
   std::string name;
