@@ -315,6 +315,37 @@ TEST_CASE("a profile for an input path that is not valid UTF-8 is written with U
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a profile's host activity holds every run's kernels and transfers, tagged with the run") {
+  cdpkit::profiling::profile_document doc("host_test", {{"name", "none"}});
+  cdpkit::profiling::run_info run;
+  run.algorithm = "loop_to_child";
+  const auto collected = [](const std::string& kernel, std::uint64_t t) {
+    cdpkit::profiling::run_collected c;
+    cdpkit::profiling::host_activity_log log;
+    log.kernels.push_back({kernel, t, t + 10, 4, 128, 7, 1});
+    log.transfers.push_back({"HtoD", t + 20, t + 30, 4096, 7});
+    log.dropped = 1;
+    c.host = log;
+    return c;
+  };
+  run.variant = "serial_loop";
+  doc.add_run(run, std::nullopt, collected("serial", 100));
+  run.variant = "no_collection";
+  doc.add_run(run);
+  run.variant = "flat_balanced";
+  doc.add_run(run, std::nullopt, collected("flat", 200));
+  const auto& a = doc.json()["host_activity"];
+  REQUIRE(a["kernels"].size() == 2u);
+  CHECK(a["kernels"][0][0] == 0);  // run ids
+  CHECK(a["kernels"][1][0] == 2);
+  CHECK(a["transfers"].size() == 2u);
+  CHECK(a["dropped"] == 2);
+  run.variant = "later";  // a run added after the document was read shows in the next read
+  doc.add_run(run, std::nullopt, collected("later", 300));
+  CHECK(doc.json()["host_activity"]["kernels"].size() == 3u);
+  CHECK(doc.json()["host_activity"]["kernel_names"].size() == 3u);
+}
+
 TEST_CASE("a profile write that fails names the path and leaves no temporary file") {
   cdpkit::profiling::profile_document doc("host_test", {{"name", "none"}});
   const auto dir = std::filesystem::temp_directory_path() / "cdpkit_host_test_fail";

@@ -318,7 +318,7 @@ TEST_CASE("a site id out of range raises a device error that the host throws" * 
 
 namespace {
 /// How probe_kernel counts its loop.
-enum class probe_mode { per_iteration, at_entry, single_step };
+enum class probe_mode { per_iteration, at_entry, at_entry_partial, single_step };
 
 /// Thread t loops lengths[t] times with a probe step per iteration (per_iteration), or counts
 /// its lengths[t] steps at the loop's start (at_entry); single_step: threads with lengths[t] > 0
@@ -333,6 +333,8 @@ __global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_
     cdpkit::warp_probe probe(ctx, probe_site);
     if constexpr (Mode == probe_mode::at_entry) {
       probe.steps(n);
+    } else if constexpr (Mode == probe_mode::at_entry_partial) {
+      if (n != 0) probe.steps(n);  // lanes without steps stay out: a partial mask
     } else {
 #pragma unroll 1
       for (std::uint32_t k = 0; k < n; ++k) probe.step();
@@ -353,6 +355,9 @@ cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths,
   switch (mode) {
     case probe_mode::per_iteration: probe_kernel<probe_mode::per_iteration><<<blocks, 128>>>(rt.root_context(), d); break;
     case probe_mode::at_entry: probe_kernel<probe_mode::at_entry><<<blocks, 128>>>(rt.root_context(), d); break;
+    case probe_mode::at_entry_partial:
+      probe_kernel<probe_mode::at_entry_partial><<<blocks, 128>>>(rt.root_context(), d);
+      break;
     case probe_mode::single_step: probe_kernel<probe_mode::single_step><<<blocks, 128>>>(rt.root_context(), d); break;
   }
   CDPKIT_CHECK_DEVICE_ERRORS(rt);
@@ -391,6 +396,8 @@ TEST_CASE("a loop counted at its start (warp_probe::steps) has the counts of one
   const auto at_entry = run_probe(lengths, probe_mode::at_entry);
   CHECK(per_iteration.probe_steps > 0);
   check_same_probe_counts(per_iteration, at_entry);
+  // lanes with no steps not calling it (a partial mask) count the same
+  check_same_probe_counts(per_iteration, run_probe(lengths, probe_mode::at_entry_partial));
 }
 
 TEST_CASE("single-step probes count each warp once with its active lanes" * CDPKIT_GPU_CASE) {

@@ -1035,7 +1035,14 @@ TEST_CASE("the SM activity section shows the mean and the idle share of the samp
   REQUIRE_FALSE(section.empty());
   CHECK(contains(section, "2 PM samples over 0.040 ms: SM active 25.0% on average (warps active 20.0%); SM active "
                           "below 25% for 50% of the sampled time; 0.0% while child grids ran."));
+  CHECK(contains(section, "The trace's clock was not compared with CUPTI's in this run"));
   CHECK(contains(section, "<title>SM activity over time</title>"));
+  {
+    auto aligned = p;
+    aligned.runs[1].timeline->clock_offset_ns = 412345;
+    CHECK(contains(section_of(rep::render_html({aligned}), "sm-activity"),
+                   "the device trace's clock read 412.3 &micro;s off it in this run."));
+  }
   CHECK(contains(section, "child grids: 2 in the window"));
   CHECK(contains(section, "host kernels: 1 in the window"));
   // the CDP run's GPU was mostly idle while its child grids ran

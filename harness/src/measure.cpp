@@ -140,20 +140,21 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
   // CUPTI's runs (sampled, measured) share one enabling of the activity API, and a run nobody
   // times goes first: the first operations after enabling it run up to 0.9 ms late on the H200
   // (docs/design.md, "The CUPTI collector").
+  profiling::collector* const cupti = traced ? collector : nullptr;  // CUPTI's runs need the trace
   profiling::collector::activity_hold hold;
-  if (traced && collector != nullptr && (collector->timeline_enabled() || collector->metrics_enabled())) {
-    hold = collector->hold_host_activity();
+  if (cupti != nullptr && (cupti->timeline_enabled() || cupti->metrics_enabled())) {
+    hold = cupti->hold_host_activity();
     double ms = 0;
     (void)traced_run("measure: warm-up run (CUPTI)", ms, {});
   }
-  if (traced && collector != nullptr && collector->timeline_enabled()) {
+  if (cupti != nullptr && cupti->timeline_enabled()) {
     double ms = 0;
     std::optional<trace_snapshot> snapshot;
     std::optional<schema::timeline_profile> timeline;
     profiling::host_activity_log host;
     std::uint64_t device_ns = 0;
     snapshot = traced_run("measure: sampled run", ms, [&](const std::function<void()>& run) {
-      timeline = collector->sample(
+      timeline = cupti->sample(
           [&] {
             device_ns = runtime.read_device_clock(stream);  // the two clocks, side by side
             run();
@@ -170,11 +171,11 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
       m.collected.host = std::move(host);  // timed kernels, on the samples' clock
     }
   }
-  if (traced && collector != nullptr && collector->metrics_enabled()) {
+  if (cupti != nullptr && cupti->metrics_enabled()) {
     double ms = 0;
     std::optional<profiling::measured_range> range;
     const auto snapshot = traced_run("measure: measured run", ms, [&](const std::function<void()>& run) {
-      range = collector->measure(name.empty() ? "run" : name, run);
+      range = cupti->measure(name.empty() ? "run" : name, run);
     });
     if (range) {
       profiling::child_counts children;

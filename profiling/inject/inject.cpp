@@ -493,7 +493,7 @@ void setup_collectors(state& s) {
     note(s, "device", e.what());
   }
 
-  s.activity.emplace();
+  s.activity.emplace(std::size_t{1} << 20, /*warm_up=*/false);  // the whole program: no run to spare
   if (s.activity->available()) s.activity->start();
   if (!s.activity->available()) note(s, "host_activity", s.activity->unavailable_reason());
 

@@ -214,6 +214,10 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
       throw;
     }
     *host = close_activity(*activity, own);
+    if (!activity->available() && !host_activity_noted_) {  // the log is empty: say why, once
+      host_activity_noted_ = true;
+      note("host activity", activity->unavailable_reason());
+    }
     drop_range_profiler_kernels(*host);
   });
   if (!pm.available()) {
@@ -229,11 +233,10 @@ void collector::activity_hold::release() noexcept {
 }
 
 collector::activity_hold collector::hold_host_activity() {
-  if (!metrics_ && !timeline_) return activity_hold();
+  if ((!metrics_ && !timeline_) || held_) return activity_hold();
   held_.emplace();
   held_->start();
-  if (!held_->available()) {
-    note("metrics", "the host activity (for the CTA accounting): " + held_->unavailable_reason());
+  if (!held_->available()) {  // measure() and sample() enable it themselves (and note a failure)
     held_.reset();
     return activity_hold();
   }

@@ -239,6 +239,7 @@ void register_callbacks_once() {
 /// caller has in flight is not waited for). Best effort: any CUDA failure just skips it (the
 /// first recorded operation is then late, as without it).
 void absorb_enable_cost() noexcept {
+  if (cudaPeekAtLastError() != cudaSuccess) return;  // the caller's error: not ours to clear
   int device = 0, pools = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess || pools == 0) {
@@ -281,6 +282,7 @@ struct host_activity::impl {
   CUcontext context = nullptr;
   bool started = false;
   std::size_t enabled = 0;  ///< recorded_kinds[0, enabled) are enabled
+  bool warm_up = true;      ///< start() runs absorb_enable_cost()
   sink records;             ///< while started: guarded by the registry's mutex
 
   void fail(const std::string& why) {
@@ -371,9 +373,10 @@ struct host_activity::impl {
   [[nodiscard]] bool available() const noexcept { return reason.empty(); }
 };
 
-host_activity::host_activity(std::size_t max_records) : impl_(std::make_unique<impl>()) {
+host_activity::host_activity(std::size_t max_records, bool warm_up) : impl_(std::make_unique<impl>()) {
   if (max_records == 0) throw input_error("host_activity: max_records must be at least 1");
   impl_->records.max_records = max_records;
+  impl_->warm_up = warm_up;
   try {
     impl_->context = detail::require_current_device().context;
   } catch (const cupti_failure& e) {
@@ -423,15 +426,17 @@ void host_activity::start() {
       check(cuptiActivityEnable(k.kind), k.enable_call);
       ++s.enabled;
     }
-    absorb_enable_cost();
-    // the warm-up's own records are not the collection's
-    check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-    {
-      registry& r = the_registry();
-      std::lock_guard<std::mutex> lock(r.mutex);
-      s.records.log = host_activity_log{};
+    if (s.warm_up) {
+      absorb_enable_cost();
+      // the warm-up's own records are not the collection's
+      check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+      {
+        registry& r = the_registry();
+        std::lock_guard<std::mutex> lock(r.mutex);
+        s.records.log = host_activity_log{};
+      }
+      forget_dropped(s.context);
     }
-    forget_dropped(s.context);
   } catch (const cupti_failure& e) {
     s.disable_all();
     (void)s.release();

@@ -114,8 +114,16 @@ void profile_document::add_run(const run_info& run, const std::optional<trace_sn
     for (const auto& t : collected.host->transfers)
       host_->transfers.push_back({r.id, t.kind, t.start_ns, t.end_ns, t.bytes});
     host_->dropped += collected.host->dropped;
-    doc_["host_activity"] = schema::host_activity_json(*host_);
+    host_stale_ = true;  // written once, when the document is read or written
   }
+}
+
+const nlohmann::json& profile_document::json() const {
+  if (host_stale_) {
+    doc_["host_activity"] = schema::host_activity_json(*host_);
+    host_stale_ = false;
+  }
+  return doc_;
 }
 
 void profile_document::set_collector(const schema::collector_profile& collector) {
@@ -125,7 +133,7 @@ void profile_document::set_collector(const schema::collector_profile& collector)
 void profile_document::write(const std::string& path) const {
   CDPKIT_NVTX_SCOPE("profile::write");
   try {
-    schema::write_json_file(doc_, path);
+    schema::write_json_file(json(), path);
   } catch (const schema::write_error& e) {
     throw input_error(std::string("profile: ") + e.what());
   }

@@ -13,6 +13,7 @@
 #include "cupti_support.hpp"
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/schema/profile.hpp>
 
 #include <cuda.h>
 #include <cupti_profiler_host.h>
@@ -50,10 +51,7 @@ const std::vector<std::string>& default_range_metrics() {
 }
 
 std::optional<double> hardware_warp_efficiency(const range_metrics& r) {
-  const auto warp = r.value("smsp__inst_executed.sum");
-  const auto thread = r.value("smsp__thread_inst_executed.sum");
-  if (!warp || !thread || *warp <= 0) return std::nullopt;
-  return *thread / (32.0 * *warp);
+  return schema::hardware_warp_efficiency(r.value("smsp__inst_executed.sum"), r.value("smsp__thread_inst_executed.sum"));
 }
 
 struct range_profiler::impl {

@@ -59,15 +59,15 @@ namespace detail {
 struct runtime_storage;
 }
 
+/// The name of the kernel launch_runtime::read_device_clock runs (extern "C": not mangled).
+inline constexpr const char* device_clock_kernel = "cdpkit_device_clock";
+
 /// Owns the launch layer's device state for the current device. Move-only RAII.
 ///
 /// One runtime serves any number of algorithm calls; algorithms use default_runtime() unless
 /// given another. Tracing is off by default. Calls that reset or read counters synchronize the
 /// device, under the watchdog (cdpkit/wait.hpp). Not thread-safe: use one runtime per host
 /// thread, or serialize.
-/// The name of the kernel launch_runtime::read_device_clock runs (extern "C": not mangled).
-inline constexpr const char* device_clock_kernel = "cdpkit_device_clock";
-
 class launch_runtime {
  public:
   /// Applies the pending launch limit to the device (see launch_config; the device-wide limit is

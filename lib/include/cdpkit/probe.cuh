@@ -22,8 +22,10 @@
 // Measured on the H200 before these forms: tracing cost serial_loop 1.29x and block_aggregated
 // (whose child threads each probed one step and committed five atomics per warp) 1.83x.
 //
-// The probe counts the lanes active where it stands in the compiled code: if the compiler unrolls
+// step() counts the lanes active where it stands in the compiled code: if the compiler unrolls
 // the loop, the steps of one unrolled iteration share one mask (that is what the hardware ran).
+// steps(n) counts the source loop instead, as a warp whose lanes stay together would run it;
+// an unrolled or diverging compiled loop is not what it sees (the hardware metrics are).
 // With tracing off, step() and commit() are one branch each. With tracing on, a leader keeps a run
 // of equal steps (same number of active lanes) in registers and adds it to the histogram when the
 // number changes or at commit(): one atomic per run, not per step (a uniform loop costs one per
@@ -104,10 +106,19 @@ class warp_probe {
     flush_run();
     __syncwarp(mask_);
     unsigned long long steps = 0, active = 0;
-    for (unsigned int rest = mask_; rest != 0; rest &= rest - 1) {
-      const int other = __ffs(rest) - 1;
-      steps += __shfl_sync(mask_, leader_steps_, other);
-      active += __shfl_sync(mask_, leader_active_, other);
+    if (mask_ == 0xffffffffu) {  // a full warp: a butterfly, 5 rounds
+      steps = leader_steps_;
+      active = leader_active_;
+      for (int d = 16; d >= 1; d /= 2) {
+        steps += __shfl_xor_sync(mask_, steps, d);
+        active += __shfl_xor_sync(mask_, active, d);
+      }
+    } else {
+      for (unsigned int rest = mask_; rest != 0; rest &= rest - 1) {
+        const int other = __ffs(rest) - 1;
+        steps += __shfl_sync(mask_, leader_steps_, other);
+        active += __shfl_sync(mask_, leader_active_, other);
+      }
     }
     leader_steps_ = leader_active_ = 0;
     if (steps == 0 || lane_id() != static_cast<unsigned int>(__ffs(mask_) - 1)) return;

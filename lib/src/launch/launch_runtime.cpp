@@ -372,7 +372,7 @@ std::uint64_t launch_runtime::read_device_clock(cudaStream_t stream) const {
   CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_clock, st.h_clock.get(), 0));
   *st.h_clock = 0;
   CDPKIT_CUDA_TRY(detail::launch_device_clock(d_clock, stream));
-  CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+  wait_for_stream(stream, "launch_runtime::read_device_clock", this, __FILE__, __LINE__);
   return *static_cast<volatile unsigned long long*>(st.h_clock.get());
 }
 

@@ -323,11 +323,14 @@ std::optional<double> hardware_profile::value(const std::string& metric) const {
   return std::nullopt;
 }
 
+std::optional<double> hardware_warp_efficiency(std::optional<double> warp_instructions,
+                                               std::optional<double> thread_instructions) {
+  if (!warp_instructions || !thread_instructions || *warp_instructions <= 0) return std::nullopt;
+  return *thread_instructions / (32.0 * *warp_instructions);
+}
+
 std::optional<double> hardware_profile::warp_efficiency() const {
-  const auto warp = value("smsp__inst_executed.sum");
-  const auto thread = value("smsp__thread_inst_executed.sum");
-  if (!warp || !thread || *warp <= 0) return std::nullopt;
-  return *thread / (32.0 * *warp);
+  return hardware_warp_efficiency(value("smsp__inst_executed.sum"), value("smsp__thread_inst_executed.sum"));
 }
 
 std::optional<std::size_t> timeline_profile::index_of(const std::string& metric) const {

@@ -70,7 +70,7 @@ std::vector<const schema::activity_kernel*> host_kernels_of(const profile& p, co
   return out;
 }
 
-/// The run's time origin (ns, %globaltimer): the earliest request, child start, PM sample or
+/// The run's time origin (ns, the trace's clock: CUPTI's when the run has a timeline): the earliest request, child start, PM sample or
 /// host kernel start, so that every event of the run has a time at or after 0.
 std::uint64_t run_origin(const run_profile& r, const std::vector<const schema::activity_kernel*>& kernels) {
   std::uint64_t t0 = ~0ull;

@@ -317,6 +317,11 @@ void activity_section(std::ostringstream& o, const profile_analysis& a) {
     if (r.timeline->overflow || r.timeline->dropped > 0)
       o << " The sampler dropped " << num(r.timeline->dropped) << " samples" << (r.timeline->overflow ? " (overflow)" : "")
         << ".";
+    if (r.timeline->clock_offset_ns)
+      o << " The child grids are on CUPTI's clock: the device trace's clock read "
+        << fmt(static_cast<double>(*r.timeline->clock_offset_ns) / 1e3, 1) << " &micro;s off it in this run.";
+    else
+      o << " The trace's clock was not compared with CUPTI's in this run: the child grids may be shifted.";
     o << "</p>" << render::activity_chart(act);
   }
 }

@@ -98,10 +98,10 @@ class collector {
 
   /// Keeps CUPTI's activity API on while it lives (move-only): measure() and sample() take their
   /// host activity from it instead of enabling it themselves.
+  /// The collector must outlive its hold.
   class activity_hold {
    public:
     activity_hold() = default;
-    explicit activity_hold(collector* c) noexcept : c_(c) {}
     activity_hold(activity_hold&& o) noexcept : c_(o.c_) { o.c_ = nullptr; }
     activity_hold& operator=(activity_hold&& o) noexcept {
       if (this != &o) {
@@ -116,6 +116,8 @@ class collector {
     ~activity_hold() { release(); }
 
    private:
+    friend class collector;
+    explicit activity_hold(collector* c) noexcept : c_(c) {}
     void release() noexcept;
     collector* c_ = nullptr;
   };
@@ -123,9 +125,9 @@ class collector {
   /// Turn the activity API on until the returned hold goes. On the H200 the first operations
   /// after enabling it run up to 0.9 ms late (docs/design.md, "The CUPTI collector"): hold it,
   /// run the work once unmeasured, then measure() and sample() it. An empty hold (nothing on)
-  /// when neither metrics nor timeline can run, or when the activity API is unavailable (noted
-  /// for metrics; measure() and sample() then enable it themselves, as without a hold).
-  /// Precondition: no other hold of this collector is alive.
+  /// when neither metrics nor timeline can run, when a hold of this collector is alive already
+  /// (also from inside measured or sampled work), or when the activity API is unavailable
+  /// (measure() and sample() then enable it themselves, as without a hold, and note a failure).
   [[nodiscard]] activity_hold hold_host_activity();
 
   /// Run `work` once inside a range named `name` (made unique with "#k" when measured before),

@@ -3,9 +3,10 @@
 // host launched, as CUPTI's activity API records them (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 // MEMCPY and MEMSET), with their start and end times.
 //
-// CUPTI's timestamps are in ns; on the H200 they are on the clock of %globaltimer, which the
-// device trace records child windows in, so a host timeline lines up with the trace (and a PM
-// sampling timeline) of the same run. The activity API does not see grids launched from the
+// CUPTI's timestamps are in ns, on the clock of PM sampling too. %globaltimer, which the device
+// trace records child windows in, differs from it by about 0.4 ms on the H200: a program lines
+// the two up with launch_runtime::read_device_clock (a kernel this collector records), as the
+// harness does for its sampled runs. The activity API does not see grids launched from the
 // device: the device trace and the range profiler do.
 //
 //   cdpkit::profiling::host_activity ha;
@@ -30,8 +31,8 @@
 namespace cdpkit::profiling {
 
 /// A kernel launched from the host, as CUPTI's activity API saw it
-/// (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL). Times: CUPTI timestamps in ns (on the H200 the same
-/// clock as %globaltimer); both 0 when CUPTI could not time the kernel. (Kernels of device graph
+/// (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL). Times: CUPTI timestamps in ns (CUPTI's clock: see
+/// the top of this file); both 0 when CUPTI could not time the kernel. (Kernels of device graph
 /// launches, which CUPTI marks isDeviceLaunched, are not the host's and are left out; so are such
 /// copies and memsets.)
 struct host_kernel {
@@ -71,7 +72,10 @@ class host_activity {
   /// start()/stop(); later ones are counted in the log's `dropped`. Never throws for CUPTI or
   /// device trouble: the collector is then unavailable (see unavailable_reason()).
   /// Throws cdpkit::input_error for max_records == 0.
-  explicit host_activity(std::size_t max_records = std::size_t{1} << 20);
+  /// `warm_up`: start() runs its warm-up memset (see start()); a collection of a whole program,
+  /// started before the program's own work (the injection library, inside a driver callback),
+  /// passes false.
+  explicit host_activity(std::size_t max_records = std::size_t{1} << 20, bool warm_up = true);
   /// Stops a started collection (disabling the kinds; the buffers are freed as CUPTI hands them
   /// back, which the stop's flush makes it do).
   ~host_activity();
@@ -87,10 +91,11 @@ class host_activity {
   [[nodiscard]] const std::string& unavailable_reason() const noexcept;
 
   /// Enable the three activity kinds (registering CUPTI's buffer callbacks, once per process),
-  /// then run a 4-byte memset of its own on a stream of its own and wait for it: on the H200 the
-  /// first operation after enabling runs 0.3 to 0.9 ms late, and the memset takes part of that
-  /// cost before the recorded work (its record is left out; docs/design.md says how much). The
-  /// memset does not wait for work in flight.
+  /// then (unless constructed without warm-up, or a CUDA error is pending) run a 4-byte memset
+  /// of its own on a stream of its own and wait for it: on the H200 the first operation after
+  /// enabling runs 0.3 to 0.9 ms late, and the memset takes part of that cost before the
+  /// recorded work (its record is left out; docs/design.md says how much). The memset does not
+  /// wait for work in flight, and leaves the caller's CUDA error state as it was.
   /// Precondition: this collector is not started (a second start() is ignored). No-op when
   /// unavailable. When another host_activity of the process is started, or CUPTI fails, this
   /// collector becomes unavailable (it does not throw).

@@ -62,7 +62,8 @@ class profile_document {
   /// Record what the collector was asked for and its notes (the document's "collector").
   void set_collector(const schema::collector_profile& collector);
 
-  [[nodiscard]] const nlohmann::json& json() const noexcept { return doc_; }
+  /// The document so far (the host activity of all runs assembled on first use after a change).
+  [[nodiscard]] const nlohmann::json& json() const;
 
   /// Write the document to `path` through a temporary file renamed into place
   /// (schema::write_json_file), so a failed write never leaves a partial profile or a .tmp file.
@@ -70,8 +71,9 @@ class profile_document {
   void write(const std::string& path) const;
 
  private:
-  nlohmann::json doc_;
+  mutable nlohmann::json doc_;
   std::optional<schema::host_activity_profile> host_;
+  mutable bool host_stale_ = false;  ///< doc_'s host_activity is older than host_
 };
 
 }  // namespace cdpkit::profiling

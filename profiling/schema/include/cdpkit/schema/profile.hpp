@@ -14,7 +14,8 @@
 //   null. A /3 document has none of these.
 // cdpkit-profile/3 differs from cdpkit-profile/2 (still read) in:
 // - the record columns "start_ns" and "end_ns" after "error": when the child grid's first block
-//   started and its last block finished (%globaltimer, ns), both null when not measured (a
+//   started and its last block finished (%globaltimer, ns; moved onto CUPTI's clock in a /4 run
+//   with a timeline: see timeline_profile::clock_offset_ns), both null when not measured (a
 //   child not launched); a /2 or /1 record has them unmeasured.
 // cdpkit-profile/2 differs from cdpkit-profile/1 (still read) in:
 // - the record column "child_block_threads" (was "block_threads"); the column list
@@ -219,6 +220,12 @@ enum class accounting_status {
 accounting_status classify(const cta_accounting& a) noexcept;
 /// "exact", "device_runtime", "driver_transfers", "missing_ctas", "extra_ctas".
 const char* name(accounting_status s) noexcept;
+
+/// Hardware warp efficiency from a range's counters: thread instructions / (32 * warp
+/// instructions) (smsp__thread_inst_executed.sum, smsp__inst_executed.sum); unset without both
+/// or with no warp instructions.
+std::optional<double> hardware_warp_efficiency(std::optional<double> warp_instructions,
+                                               std::optional<double> thread_instructions);
 
 /// What CUPTI's range profiler measured over one more run of a variant (its own range).
 struct hardware_profile {
