@@ -1,0 +1,248 @@
+// collector_overhead_bench — what each CUPTI part of the collector costs a run, on the GPU's
+// timeline (docs/design.md, "The CUPTI collector").
+//
+// The work: k host launches of a spin kernel (every thread waits `us` on %globaltimer; the blocks
+// count themselves), or a one-block parent launching 64 one-warp spin children from the device.
+// Each mode times the same work with CUDA events around it, `reps` times (median):
+//   plain           nothing on;
+//   activity        CUPTI's activity API enabled just before the run (host_activity::record);
+//   activity_held   the activity API kept on across the mode's runs, after one untimed run;
+//   range           a fresh range profiler per run, the run inside its range;
+//   range_held      the same with the activity API held on;
+//   pm              PM sampling of the run (a fresh sampler per run);
+//   pm_held         the same with the activity API held on.
+// Every run's blocks are counted and checked. Modes CUPTI cannot run (another profiler, no
+// permission) are left out with the reason.
+//
+//   collector_overhead_bench --json collector_overhead.json
+//   collector_overhead_bench --reps 9
+
+#include <cdpkit/detail/unique_device_ptr.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/program.hpp>
+#include <cdpkit/harness/table.hpp>
+#include <cdpkit/launch.cuh>
+#include <cdpkit/profiling/collector.hpp>
+#include <cdpkit/profiling/host_activity.hpp>
+#include <cdpkit/profiling/pm_sampler.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/profiling/range_profiler.hpp>
+#include <cdpkit/wait.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cdpkit::harness::format;
+
+/// Every thread waits `ns` on %globaltimer; thread 0 of each block counts the block.
+__global__ void spin_blocks(unsigned long long ns, unsigned long long* blocks) {
+  const unsigned long long t0 = cdpkit::detail::global_timer_ns();
+  while (cdpkit::detail::global_timer_ns() - t0 < ns) {
+  }
+  if (threadIdx.x == 0) atomicAdd(blocks, 1ull);
+}
+
+/// Thread c < children launches one one-warp spin child; thread 0 counts the parent's block.
+__global__ void spin_parent(int children, unsigned long long ns, unsigned long long* blocks) {
+  if (static_cast<int>(threadIdx.x) < children)
+    spin_blocks<<<1, 32, 0, cudaStreamFireAndForget>>>(ns, blocks);
+  if (threadIdx.x == 0) atomicAdd(blocks, 1ull);
+}
+
+struct work_case {
+  std::string name;
+  int launches;        ///< host launches per run
+  unsigned int blocks; ///< blocks per host launch (spin), or 1 (the CDP parent)
+  double us;           ///< each thread's wait
+  int children;        ///< > 0: the parent launches this many children from the device
+  /// Blocks one run executes.
+  [[nodiscard]] std::uint64_t expected_blocks() const {
+    return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
+  }
+};
+
+/// Two CUDA events, destroyed with the scope.
+struct event_pair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  event_pair() {
+    CDPKIT_CUDA_TRY(cudaEventCreate(&start));
+    if (const cudaError_t e = cudaEventCreate(&stop); e != cudaSuccess) {
+      (void)cudaEventDestroy(start);
+      CDPKIT_CUDA_TRY(e);
+    }
+  }
+  ~event_pair() {
+    (void)cudaEventDestroy(start);
+    (void)cudaEventDestroy(stop);
+  }
+  event_pair(const event_pair&) = delete;
+  event_pair& operator=(const event_pair&) = delete;
+};
+
+const char* const modes[] = {"plain", "activity", "activity_held", "range", "range_held", "pm", "pm_held"};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"collector_overhead_bench: what CUPTI's activity API, range profiler and PM sampling "
+               "cost a run, on the GPU's timeline"};
+  int reps = 5;
+  std::string json_path;
+  app.add_option("--reps", reps, "timed repetitions per mode")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  return cdpkit::harness::run_program("collector_overhead_bench", app, argc, argv, [&] {
+    cdpkit::require_cuda_device();
+    namespace prof = cdpkit::profiling;
+    int device = 0, sms = 0;
+    CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+    CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const auto full = static_cast<unsigned int>(sms);
+    const std::vector<work_case> cases = {{"1 launch x 100 us", 1, full, 100, 0},
+                                          {"1 launch x 1000 us", 1, full, 1000, 0},
+                                          {"10 launches x 10 us", 10, full, 10, 0},
+                                          {"100 launches x 10 us", 100, full, 10, 0},
+                                          {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
+                                          {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
+    cdpkit::detail::unique_stream owned_stream;
+    {
+      cudaStream_t s = nullptr;
+      CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      owned_stream.reset(s);
+    }
+    cudaStream_t stream = owned_stream.get();
+    cdpkit::detail::unique_device_ptr<unsigned long long> owned_blocks;
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_blocks), sizeof(unsigned long long)));
+    unsigned long long* const d_blocks = owned_blocks.get();
+    const event_pair events;
+    cudaEvent_t start = events.start, stop = events.stop;
+
+    // which CUPTI parts can run here (standing aside under another profiler, as the samples do)
+    std::map<std::string, std::string> refused;
+    if (const auto other = prof::foreign_profiler()) {
+      for (const char* m : modes)
+        if (std::string(m) != "plain") refused[m] = *other + " holds CUPTI";
+    }
+
+    auto doc = cdpkit::harness::bench_document(prof::device_json());
+    cdpkit::harness::text_table table({"work", "plain ms", "activity", "activity held", "range", "range held", "pm",
+                                       "pm held", "check"});
+    bool ok = true;
+    for (const work_case& c : cases) {
+      const auto ns = static_cast<unsigned long long>(c.us * 1000.0);
+      std::uint64_t mismatches = 0;
+      // one run: events around the work, its time; the blocks it ran checked
+      const auto run = [&]() -> double {
+        CDPKIT_CUDA_TRY(cudaMemsetAsync(d_blocks, 0, sizeof(unsigned long long), stream));
+        CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+        CDPKIT_CUDA_TRY(cudaEventRecord(start, stream));
+        for (int k = 0; k < c.launches; ++k) {
+          if (c.children > 0) spin_parent<<<1, 64, 0, stream>>>(c.children, ns, d_blocks);
+          else spin_blocks<<<c.blocks, 128, 0, stream>>>(ns, d_blocks);
+        }
+        CDPKIT_CUDA_TRY(cudaGetLastError());
+        CDPKIT_CUDA_TRY(cudaEventRecord(stop, stream));
+        cdpkit::wait_for_event(stop, "collector_overhead_bench: run", nullptr, __FILE__, __LINE__);
+        float ms = 0;
+        CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, start, stop));
+        unsigned long long blocks = 0;
+        CDPKIT_CUDA_TRY(cudaMemcpy(&blocks, d_blocks, sizeof blocks, cudaMemcpyDeviceToHost));
+        if (blocks != c.expected_blocks()) ++mismatches;
+        return ms;
+      };
+      (void)run();  // loads the kernels; not timed
+      std::map<std::string, cdpkit::harness::timing> times;
+      for (const char* mode_name : modes) {
+        const std::string mode = mode_name;
+        if (refused.count(mode) != 0) continue;
+        std::vector<double> samples;
+        std::optional<prof::host_activity> held;
+        if (mode.size() > 5 && mode.compare(mode.size() - 5, 5, "_held") == 0) {
+          held.emplace();
+          held->start();
+          if (!held->available()) {
+            refused[mode] = held->unavailable_reason();
+            continue;
+          }
+          (void)run();  // the first operations after enabling pay CUPTI's set-up
+          (void)held->take();
+        }
+        for (int r = 0; r < reps && refused.count(mode) == 0; ++r) {
+          double ms = 0;
+          if (mode == "plain" || mode == "activity_held") {
+            ms = run();
+          } else if (mode == "activity") {
+            prof::host_activity a;
+            (void)a.record([&] { ms = run(); });
+            if (!a.available()) refused[mode] = a.unavailable_reason();
+          } else if (mode == "range" || mode == "range_held") {
+            prof::range_profiler rp(prof::default_range_metrics(), 1);
+            rp.measure("collector_overhead_bench", [&] { ms = run(); });
+            if (!rp.available()) refused[mode] = rp.unavailable_reason();
+            else (void)rp.results();
+          } else {  // pm, pm_held
+            prof::pm_sampler pm;
+            (void)pm.sample([&] { ms = run(); });
+            if (!pm.available()) refused[mode] = pm.unavailable_reason();
+          }
+          if (held) (void)held->take();
+          samples.push_back(ms);
+        }
+        if (refused.count(mode) != 0) continue;
+        cdpkit::harness::timing t;
+        t.reps = reps;
+        t.samples_ms = samples;
+        t.median_ms = cdpkit::harness::median(samples);
+        t.min_ms = *std::min_element(samples.begin(), samples.end());
+        times[mode] = t;
+      }
+      const double plain = times.at("plain").median_ms;
+      std::vector<std::string> cells = {c.name, format("%.3f", plain)};
+      for (const char* mode_name : modes) {
+        const std::string mode = mode_name;
+        if (mode == "plain") continue;
+        const auto it = times.find(mode);
+        cells.push_back(it == times.end() ? std::string("-")
+                                          : format("%.3f", it->second.median_ms) + " (" +
+                                                format("%+.0f", (it->second.median_ms - plain) * 1000.0) + " us)");
+      }
+      cells.push_back(mismatches == 0 ? "ok" : "FAIL " + std::to_string(mismatches));
+      table.add_row(cells);
+      ok = ok && mismatches == 0;
+      for (const auto& [mode, t] : times) {
+        cdpkit::harness::bench_row row;
+        row.family = "collector";
+        row.input = c.name;
+        row.variant = mode;
+        row.baseline = "plain";
+        row.params = {{"host_launches", c.launches},
+                      {"blocks_per_launch", c.blocks},
+                      {"wait_us", c.us},
+                      {"device_children", c.children}};
+        row.n = static_cast<std::uint64_t>(c.launches);
+        row.work = c.expected_blocks();
+        row.work_unit = "blocks";
+        row.throughput_unit = "Mblocks/s";
+        row.m.time = t;
+        row.m.checked = true;
+        row.m.mismatches = mismatches;
+        doc["rows"].push_back(cdpkit::harness::bench_row_json(row));
+      }
+    }
+    std::cout << "CUDA events around each run (median of " << reps << "); +us: over plain. held: the activity API "
+              << "kept on across the runs after one untimed run.\n";
+    table.print(std::cout);
+    for (const auto& [mode, why] : refused) std::cout << mode << ": not measured: " << why << "\n";
+    if (!json_path.empty()) cdpkit::harness::write_json_file(doc, json_path);
+    return ok;
+  });
+}
