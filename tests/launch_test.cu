@@ -473,15 +473,26 @@ TEST_CASE("probes measure the exact efficiency of a staircase divergence pattern
   CHECK(c.efficiency_hist[16] == warps);  // 0.515625 is in [16/32, 17/32)
 }
 
-TEST_CASE("the device clock reads the trace's clock: later readings are later" * CDPKIT_GPU_CASE) {
+TEST_CASE("the device clock reads the trace's clock: a traced recursion's times lie between two "
+          "readings" * CDPKIT_GPU_CASE) {
   cdpkit::launch_runtime rt;
   cudaStream_t stream = nullptr;
   CDPKIT_CUDA_TRY(cudaStreamCreate(&stream));
-  const std::uint64_t a = rt.read_device_clock(stream);
-  const std::uint64_t b = rt.read_device_clock(stream);
-  CHECK(a > 0u);
-  CHECK(b > a);
-  CHECK(b - a < 1000000000ull);  // two one-thread kernels: far less than a second apart
+  const std::uint64_t before = rt.read_device_clock(stream);
+  const auto r = run_recursion(rt, 2, 2, cdpkit::stream_kind::fire_and_forget);  // synchronized
+  const std::uint64_t after = rt.read_device_clock(stream);
+  CHECK(before > 0u);
+  CHECK(after > before);
+  CHECK(after - before < 10000000000ull);  // a small recursion: far less than 10 s
+  REQUIRE(r.trace.records.size() == 2u + 4u);
+  for (const auto& rec : r.trace.records) {
+    CHECK(rec.t_ns >= before);
+    CHECK(rec.t_ns <= after);
+    if (cdpkit::has_execution_time(rec)) {
+      CHECK(rec.start_ns >= before);
+      CHECK(rec.end_ns <= after);
+    }
+  }
   CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
 }
 
