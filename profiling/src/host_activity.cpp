@@ -300,9 +300,20 @@ struct host_activity::impl {
     std::lock_guard<std::mutex> lock(r.mutex);
     if (r.active == &records) r.active = nullptr;
     started = false;
+    return move_log_out();
+  }
+
+  /// The log recorded so far, leaving an empty one. Precondition: the registry's mutex is held.
+  host_activity_log move_log_out() noexcept {
     host_activity_log out = std::move(records.log);
     records.log = host_activity_log{};
     return out;
+  }
+
+  /// move_log_out() under the registry's mutex (the collection stays started).
+  host_activity_log take_log() noexcept {
+    std::lock_guard<std::mutex> lock(the_registry().mutex);
+    return move_log_out();
   }
 
   /// End a started collection: flush, disable, flush again, read CUPTI's dropped count. A CUPTI
@@ -352,13 +363,7 @@ struct host_activity::impl {
       fail("host_activity: out of memory while taking the records");
       return host_activity_log{};
     }
-    host_activity_log out;
-    {
-      registry& r = the_registry();
-      std::lock_guard<std::mutex> lock(r.mutex);
-      out = std::move(records.log);
-      records.log = host_activity_log{};
-    }
+    host_activity_log out = take_log();
     out.dropped += cupti_dropped;
     sort_by_start(out);
     return out;
@@ -430,11 +435,7 @@ void host_activity::start() {
       absorb_enable_cost();
       // the warm-up's own records are not the collection's
       check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-      {
-        registry& r = the_registry();
-        std::lock_guard<std::mutex> lock(r.mutex);
-        s.records.log = host_activity_log{};
-      }
+      (void)s.take_log();
       forget_dropped(s.context);
     }
   } catch (const cupti_failure& e) {

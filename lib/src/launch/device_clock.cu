@@ -1,14 +1,12 @@
 // launch_runtime::read_device_clock's kernel: one thread writes %globaltimer, the clock of the
 // device trace, to mapped host memory.
 
-#include <cdpkit/launch.hpp>
+#include <cdpkit/launch.cuh>
 
 #include <cuda_runtime.h>
 
 extern "C" __global__ void cdpkit_device_clock(unsigned long long* out) {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  *reinterpret_cast<volatile unsigned long long*>(out) = t;
+  *reinterpret_cast<volatile unsigned long long*>(out) = cdpkit::detail::global_timer_ns();
 }
 
 namespace cdpkit::detail {
