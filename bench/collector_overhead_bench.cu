@@ -2,15 +2,18 @@
 // timeline (docs/design.md, "The CUPTI collector").
 //
 // The work: k host launches of a spin kernel (every thread waits `us` on %globaltimer; the blocks
-// count themselves), or a one-block parent launching 64 one-warp spin children from the device.
+// count themselves), of one function or cycling through five, or a one-block parent launching 64
+// one-warp spin children from the device.
 // Each mode times the same work with CUDA events around it, `reps` times (median):
 //   plain           nothing on;
 //   activity        CUPTI's activity API enabled just before the run (host_activity::record);
 //   activity_held   the activity API kept on across the mode's runs, after one untimed run;
-//   range           a fresh range profiler per run, the run inside its range;
+//   range           a fresh range profiler per run, the run inside its range (a reset memset and a
+//                   synchronization go first inside the range, then the timed work);
 //   range_held      the same with the activity API held on;
-//   pm              PM sampling of the run (a fresh sampler per run);
-//   pm_held         the same with the activity API held on.
+//   range_cold      as range_held, with the reset before the range opens: the timed work is the
+//                   range's first operation (as in the samples' measured runs);
+//   pm, pm_held, pm_cold   the same three with PM sampling (a fresh sampler per run).
 // Every run's blocks are counted and checked. Modes CUPTI cannot run (another profiler, no
 // permission) are left out with the reason.
 //
@@ -44,7 +47,9 @@ namespace {
 
 using cdpkit::harness::format;
 
-/// Every thread waits `ns` on %globaltimer; thread 0 of each block counts the block.
+/// Every thread waits `ns` on %globaltimer; thread 0 of each block counts the block. `Tag` makes
+/// distinct functions of the same work.
+template <int Tag = 0>
 __global__ void spin_blocks(unsigned long long ns, unsigned long long* blocks) {
   const unsigned long long t0 = cdpkit::detail::global_timer_ns();
   while (cdpkit::detail::global_timer_ns() - t0 < ns) {
@@ -65,6 +70,7 @@ struct work_case {
   unsigned int blocks; ///< blocks per host launch (spin), or 1 (the CDP parent)
   double us;           ///< each thread's wait
   int children;        ///< > 0: the parent launches this many children from the device
+  int kernels = 1;     ///< distinct functions the host launches cycle through (1 or 5)
   /// Blocks one run executes.
   [[nodiscard]] std::uint64_t expected_blocks() const {
     return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
@@ -89,7 +95,20 @@ struct event_pair {
   event_pair& operator=(const event_pair&) = delete;
 };
 
-const char* const modes[] = {"plain", "activity", "activity_held", "range", "range_held", "pm", "pm_held"};
+const char* const modes[] = {"plain", "activity", "activity_held", "range", "range_held", "range_cold",
+                             "pm", "pm_held", "pm_cold"};
+
+/// Launches host launch `k` of a spin run: one function, or five cycled.
+void launch_spin(int k, int kernels, unsigned int blocks, unsigned long long ns, unsigned long long* d_blocks,
+                 cudaStream_t stream) {
+  switch (kernels == 1 ? 0 : k % 5) {
+    case 0: spin_blocks<0><<<blocks, 128, 0, stream>>>(ns, d_blocks); break;
+    case 1: spin_blocks<1><<<blocks, 128, 0, stream>>>(ns, d_blocks); break;
+    case 2: spin_blocks<2><<<blocks, 128, 0, stream>>>(ns, d_blocks); break;
+    case 3: spin_blocks<3><<<blocks, 128, 0, stream>>>(ns, d_blocks); break;
+    default: spin_blocks<4><<<blocks, 128, 0, stream>>>(ns, d_blocks); break;
+  }
+}
 
 }  // namespace
 
@@ -110,6 +129,7 @@ int main(int argc, char** argv) {
     const std::vector<work_case> cases = {{"1 launch x 100 us", 1, full, 100, 0},
                                           {"1 launch x 1000 us", 1, full, 1000, 0},
                                           {"10 launches x 10 us", 10, full, 10, 0},
+                                          {"10 launches of 5 functions x 10 us", 10, full, 10, 0, 5},
                                           {"100 launches x 10 us", 100, full, 10, 0},
                                           {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
                                           {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
@@ -134,20 +154,23 @@ int main(int argc, char** argv) {
     }
 
     auto doc = cdpkit::harness::bench_document(prof::device_json());
-    cdpkit::harness::text_table table({"work", "plain ms", "activity", "activity held", "range", "range held", "pm",
-                                       "pm held", "check"});
+    cdpkit::harness::text_table table({"work", "plain ms", "activity", "activity held", "range", "range held",
+                                       "range cold", "pm", "pm held", "pm cold", "check"});
     bool ok = true;
     for (const work_case& c : cases) {
       const auto ns = static_cast<unsigned long long>(c.us * 1000.0);
       std::uint64_t mismatches = 0;
-      // one run: events around the work, its time; the blocks it ran checked
-      const auto run = [&]() -> double {
+      // one run: the block count reset, then events around the work, its time; the blocks it ran
+      // checked
+      const auto reset = [&] {
         CDPKIT_CUDA_TRY(cudaMemsetAsync(d_blocks, 0, sizeof(unsigned long long), stream));
         CDPKIT_CUDA_TRY(cudaStreamSynchronize(stream));
+      };
+      const auto timed = [&]() -> double {
         CDPKIT_CUDA_TRY(cudaEventRecord(start, stream));
         for (int k = 0; k < c.launches; ++k) {
           if (c.children > 0) spin_parent<<<1, 64, 0, stream>>>(c.children, ns, d_blocks);
-          else spin_blocks<<<c.blocks, 128, 0, stream>>>(ns, d_blocks);
+          else launch_spin(k, c.kernels, c.blocks, ns, d_blocks, stream);
         }
         CDPKIT_CUDA_TRY(cudaGetLastError());
         CDPKIT_CUDA_TRY(cudaEventRecord(stop, stream));
@@ -159,6 +182,10 @@ int main(int argc, char** argv) {
         if (blocks != c.expected_blocks()) ++mismatches;
         return ms;
       };
+      const auto run = [&]() -> double {
+        reset();
+        return timed();
+      };
       (void)run();  // loads the kernels; not timed
       std::map<std::string, cdpkit::harness::timing> times;
       for (const char* mode_name : modes) {
@@ -166,7 +193,11 @@ int main(int argc, char** argv) {
         if (refused.count(mode) != 0) continue;
         std::vector<double> samples;
         std::optional<prof::host_activity> held;
-        if (mode.size() > 5 && mode.compare(mode.size() - 5, 5, "_held") == 0) {
+        const auto ends_with = [&](const char* tail) {
+          const std::string t = tail;
+          return mode.size() > t.size() && mode.compare(mode.size() - t.size(), t.size(), t) == 0;
+        };
+        if (ends_with("_held") || ends_with("_cold")) {
           held.emplace();
           held->start();
           if (!held->available()) {
@@ -184,14 +215,18 @@ int main(int argc, char** argv) {
             prof::host_activity a;
             (void)a.record([&] { ms = run(); });
             if (!a.available()) refused[mode] = a.unavailable_reason();
-          } else if (mode == "range" || mode == "range_held") {
+          } else if (mode.compare(0, 5, "range") == 0) {
+            const bool cold = mode == "range_cold";
+            if (cold) reset();
             prof::range_profiler rp(prof::default_range_metrics(), 1);
-            rp.measure("collector_overhead_bench", [&] { ms = run(); });
+            rp.measure("collector_overhead_bench", [&] { ms = cold ? timed() : run(); });
             if (!rp.available()) refused[mode] = rp.unavailable_reason();
             else (void)rp.results();
-          } else {  // pm, pm_held
+          } else {  // pm, pm_held, pm_cold
+            const bool cold = mode == "pm_cold";
+            if (cold) reset();
             prof::pm_sampler pm;
-            (void)pm.sample([&] { ms = run(); });
+            (void)pm.sample([&] { ms = cold ? timed() : run(); });
             if (!pm.available()) refused[mode] = pm.unavailable_reason();
           }
           if (held) (void)held->take();
@@ -227,7 +262,8 @@ int main(int argc, char** argv) {
         row.params = {{"host_launches", c.launches},
                       {"blocks_per_launch", c.blocks},
                       {"wait_us", c.us},
-                      {"device_children", c.children}};
+                      {"device_children", c.children},
+                      {"functions", c.kernels}};
         row.n = static_cast<std::uint64_t>(c.launches);
         row.work = c.expected_blocks();
         row.work_unit = "blocks";
