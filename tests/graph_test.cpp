@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "gpu.hpp"
+#include "temp_dir.hpp"
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/bfs.hpp>
@@ -191,66 +192,9 @@ TEST_CASE("graph specs and unreadable files give clear errors") {
 
 namespace {
 
-/// A fresh directory under the system temp dir, removed with everything in it at scope exit.
-class temp_dir {
- public:
-  temp_dir()
-      : path_(std::filesystem::temp_directory_path() /
-              ("cdpkit_graph_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++))) {
-    std::filesystem::create_directories(path_);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  /// Write `text` to a file `name` in the directory; its path.
-  [[nodiscard]] std::string file(const std::string& name, const std::string& text) const {
-    const auto p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-
- private:
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  std::filesystem::path path_;
-};
-
-/// The message of the input_error fn throws ("no error" when it throws none).
-template <class Fn>
-std::string input_error_of(Fn fn) {
-  try {
-    (void)fn();
-  } catch (const cdpkit::input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-/// Caps the host memory cdpkit sees (CDPKIT_HOST_MEMORY_LIMIT) for a scope, so that a refusal
-/// for memory is exercised on any host, however much memory it has.
-class host_memory_cap {
- public:
-  explicit host_memory_cap(std::uint64_t bytes) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    ::setenv(name, std::to_string(bytes).c_str(), 1);
-  }
-  ~host_memory_cap() {
-    if (saved_) ::setenv(name, saved_->c_str(), 1);
-    else ::unsetenv(name);
-  }
-  host_memory_cap(const host_memory_cap&) = delete;
-  host_memory_cap& operator=(const host_memory_cap&) = delete;
-
- private:
-  static constexpr const char* name = "CDPKIT_HOST_MEMORY_LIMIT";
-  std::optional<std::string> saved_;
-};
+using cdpkit_test::host_memory_cap;
+using cdpkit_test::input_error_of;
+using cdpkit_test::temp_dir;
 
 const std::string mm_head = "%%MatrixMarket matrix coordinate pattern general\n";
 

@@ -6,7 +6,11 @@
 //    build in a moment, build_csr, symmetrized and not, checked against a reference built here
 //    from a std::set of edges.
 // 2. edge_list: the same for parse_edge_list.
-// 3. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/3, /2 and /1); on success the findings, the HTML report and
+// 3. path_list / parent_array: parse_path_list / parse_parent_array(text); an accepted tree must
+//    be a tree (children sorted and listed once under their parent, one root, every node
+//    reachable), and the CPU references must agree with each other (the root's subtree is the
+//    whole tree, a node's depth is its parent's + 1).
+// 4. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/3, /2 and /1); on success the findings, the HTML report and
 //    the Chrome trace (which must be valid JSON). A format_error must name the file.
 //
 // A failed check throws check_failure, which the driver reports like a crash.
@@ -15,6 +19,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
+#include <cdpkit/tree.hpp>
 #include <cdpkit/report/analysis.hpp>
 #include <cdpkit/report/html.hpp>
 #include <cdpkit/report/profile.hpp>
@@ -103,6 +108,82 @@ bool run_edge_list(const std::string& text) {
   }
   check_graph(parse_edge_list(text, "fuzz.txt"), true);
   return true;
+}
+
+/// An accepted tree is a tree, and its references agree.
+void check_tree(const tree& t) {
+  const std::uint64_t n = t.num_nodes();
+  check(n >= 1 && t.parent.size() == n && t.value.size() == n, "tree: array sizes");
+  check(t.child_offsets.size() == n + 1 && t.child_offsets.front() == 0 && t.child_offsets.back() == n - 1,
+        "tree: offsets ends");
+  check(t.root < n && t.parent[t.root] == tree_no_parent, "tree: root");
+  std::vector<std::uint8_t> listed(n, 0);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    check(t.child_offsets[v] <= t.child_offsets[v + 1], "tree: offsets not monotone");
+    for (std::uint32_t e = t.child_offsets[v]; e < t.child_offsets[v + 1]; ++e) {
+      const std::uint32_t c = t.children[e];
+      check(c < n && t.parent[c] == v && !listed[c], "tree: a child not listed once under its parent");
+      check(e == t.child_offsets[v] || t.children[e - 1] < c, "tree: children not sorted");
+      listed[c] = 1;
+    }
+  }
+  const tree_top_down td = tree_top_down_reference(t);
+  const tree_bottom_up bu = tree_bottom_up_reference(t);
+  check(bu.size[t.root] == n, "tree: the root's subtree is not the whole tree (a node unreachable)");
+  for (std::uint32_t v = 0; v < n; ++v)
+    if (v != t.root) check(td.depth[v] == td.depth[t.parent[v]] + 1, "tree: depth is not the parent's + 1");
+}
+
+bool run_path_list(const std::string& text) {
+  tree_read_options small;
+  small.max_nodes = 1u << 16;
+  check_tree(parse_path_list(text, "fuzz.paths", small));
+  return true;
+}
+
+bool run_parent_array(const std::string& text) {
+  check_tree(parse_parent_array(text, "fuzz.parents"));
+  return true;
+}
+
+std::vector<named_input> path_regressions() {
+  std::string deep = "/";
+  for (int k = 0; k < 20000; ++k) deep += "d/";
+  return {
+      {"a 20,000-deep path", deep + "\n"},
+      {"a 1 MB component", "/" + std::string(1 << 20, 'x') + "\n"},
+      {"a size past 64 bits", "18446744073709551616\t/a\n"},
+      {"only slashes", "//\n"},
+      {"a lone tab", "\t\n"},
+  };
+}
+
+std::vector<named_input> path_seeds() {
+  return {
+      {"find /usr", "/usr\n/usr/bin\n/usr/bin/ls\n/usr/lib/x86_64-linux-gnu/libc.so.6\n/usr/share/doc/\n"},
+      {"sizes, relative, CRLF", "4096\t./a\r\n12\t./a/b.txt\r\n# c\r\n7\t./c\r\n"},
+  };
+}
+
+std::vector<named_input> parent_regressions() {
+  std::string path = "-1\n", loop = "-1\n";
+  for (int k = 0; k < 100000; ++k) path += std::to_string(k) + "\n";
+  for (int k = 1; k < 1000; ++k) loop += std::to_string(k + 1) + "\n";
+  loop += "1\n";
+  return {
+      {"a 100,000-deep path", path},
+      {"a 1,000-node cycle under a root", loop},
+      {"parent 4294967293 (the largest id)", "-1\n4294967293\n"},
+      {"parent 4294967294 (one past)", "-1\n4294967294\n"},
+      {"-1 twice", "-1\n-1\n"},
+  };
+}
+
+std::vector<named_input> parent_seeds() {
+  return {
+      {"a small tree with values", "# p\n-1 10\n0 20\n0 30\n1 40\n"},
+      {"no values, blank lines", "2\n\n2\n-1\n0\n"},
+  };
 }
 
 bool run_profile(const std::string& text) {
@@ -275,6 +356,8 @@ const std::vector<target>& targets() {
   static const std::vector<target> all = {
       {"matrix_market", run_matrix_market, mm_regressions, mm_seeds, 4096},
       {"edge_list", run_edge_list, el_regressions, el_seeds, 4096},
+      {"path_list", run_path_list, path_regressions, path_seeds, 4096},
+      {"parent_array", run_parent_array, parent_regressions, parent_seeds, 4096},
       {"profile", run_profile, profile_regressions, profile_seeds, 32768},
   };
   return all;

@@ -11,6 +11,8 @@
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 
+#include "../common/random.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -21,23 +23,8 @@ namespace cdpkit {
 
 namespace {
 
-/// The splitmix64 finalizer: a bijective 64-bit mix.
-std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/// splitmix64: a small, fast, well-mixed generator; one state per chunk.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-};
+using detail::mix64;
+using detail::splitmix64;
 
 constexpr std::uint64_t chunk_edges = 1ull << 20;
 

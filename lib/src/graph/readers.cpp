@@ -15,15 +15,10 @@
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "../common/text_input.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -31,68 +26,12 @@ namespace cdpkit {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& name, std::uint64_t line, const std::string& reason) {
-  throw input_error(name + ":" + std::to_string(line) + ": " + reason);
-}
-
-/// Lines of a text, with their 1-based numbers; '\r' before '\n' is dropped.
-class line_scanner {
- public:
-  explicit line_scanner(std::string_view text) : rest_(text) {}
-  bool next(std::string_view& line) {
-    if (rest_.empty()) return false;
-    const std::size_t nl = rest_.find('\n');
-    line = rest_.substr(0, nl);
-    rest_ = nl == std::string_view::npos ? std::string_view{} : rest_.substr(nl + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    ++number_;
-    return true;
-  }
-  [[nodiscard]] std::uint64_t number() const noexcept { return number_; }
-  /// Bytes not yet scanned.
-  [[nodiscard]] std::size_t remaining() const noexcept { return rest_.size(); }
-
- private:
-  std::string_view rest_;
-  std::uint64_t number_ = 0;
-};
-
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-void skip_blanks(std::string_view& s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-}
-
-bool blank_line(std::string_view s) {
-  skip_blanks(s);
-  return s.empty();
-}
-
-/// Next whitespace-separated token (empty at end of line).
-std::string_view next_token(std::string_view& s) {
-  skip_blanks(s);
-  std::size_t n = 0;
-  while (n < s.size() && !is_blank(s[n])) ++n;
-  const std::string_view token = s.substr(0, n);
-  s.remove_prefix(n);
-  return token;
-}
-
-/// Parse an unsigned decimal token no larger than `max`; describe the problem otherwise.
-std::uint64_t parse_id(std::string_view token, std::uint64_t max, const char* what,
-                       const std::string& name, std::uint64_t line) {
-  if (token.empty()) fail(name, line, std::string("missing ") + what);
-  std::uint64_t value = 0;
-  for (char c : token) {
-    if (c < '0' || c > '9')
-      fail(name, line, std::string(what) + " '" + std::string(token) + "' is not a non-negative integer");
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > max)
-      fail(name, line, std::string(what) + " " + std::string(token) + " is larger than " +
-                           std::to_string(max) + (max == 0xfffffffeull ? " (32-bit vertex ids)" : ""));
-  }
-  return value;
-}
+using detail::blank_line;
+using detail::fail_at;
+using detail::line_scanner;
+using detail::next_token;
+using detail::parse_unsigned;
+using detail::skip_blanks;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -110,108 +49,44 @@ void check_vertex_count(std::uint64_t num_vertices, std::uint64_t num_edges,
                         std::uint64_t line) {
   const std::uint64_t cap = std::min(options.max_vertices, max_csr_vertices);
   if (num_vertices > cap)
-    fail(name, line, subject + ", more than the " + std::to_string(cap) +
+    fail_at(name, line, subject + ", more than the " + std::to_string(cap) +
                          " allowed (graph_read_options::max_vertices)");
   const std::uint64_t bound = dense_vertex_bound(num_edges);
   if (!options.allow_sparse_ids && num_vertices > bound)
-    fail(name, line, subject + " for " + std::to_string(num_edges) + " " +
+    fail_at(name, line, subject + " for " + std::to_string(num_edges) + " " +
                          (num_edges == 1 ? unit : units) + ", more than the " +
                          std::to_string(bound) + " a graph file may have (max(2^20, 16 x " + units +
                          ")); ids this sparse are accepted only with "
                          "graph_read_options::allow_sparse_ids");
 }
 
-const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-/// Closes a file descriptor on every path out.
-struct fd_guard {
-  int fd;
-  ~fd_guard() { (void)::close(fd); }
-};
-
-/// The whole of a regular file of at most options.max_file_bytes (default
-/// default_max_graph_file_bytes()) bytes.
 std::string read_file(const std::string& path, const graph_read_options& options) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after); it does
-  // not change reads from a regular file.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) throw input_error(path + ": cannot open: " + std::strerror(errno));
-  const fd_guard guard{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw input_error(path + ": cannot stat: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    throw input_error(path + ": is " + file_kind(st.st_mode) +
-                      ", not a regular file; graphs are read from regular files only");
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // plain blocking reads again
   const bool default_cap = options.max_file_bytes == 0;
-  const std::uint64_t cap = default_cap ? default_max_graph_file_bytes() : options.max_file_bytes;
-  const auto describe = [](std::uint64_t bytes) {
-    return bytes < 1024 ? format_bytes(bytes)
-                        : format_bytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
-  };
-  const auto too_large = [&](std::uint64_t size) {
-    return input_error(path + ": the file is " + describe(size) + ", more than the " +
-                       describe(cap) + " a graph file may have (" +
-                       (default_cap ? "by default a quarter of the available host memory, at most "
-                                      "64 GiB; "
-                                    : "") +
-                       "graph_read_options::max_file_bytes)");
-  };
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size > cap) throw too_large(size);
-
-  std::string text;
-  text.reserve(static_cast<std::size_t>(size));
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t got = ::read(fd, buf, sizeof buf);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw input_error(path + ": read error: " + std::strerror(errno));
-    }
-    if (got == 0) break;
-    // a file that grows while it is read stops at the cap all the same
-    const std::uint64_t total = text.size() + static_cast<std::uint64_t>(got);
-    if (total > cap) throw too_large(total);
-    text.append(buf, static_cast<std::size_t>(got));
-  }
-  return text;
+  return detail::read_text_file(path, default_cap ? detail::default_max_file_bytes() : options.max_file_bytes,
+                                default_cap, {"graph", "graph_read_options::max_file_bytes"});
 }
 
 }  // namespace
 
-std::uint64_t default_max_graph_file_bytes() noexcept {
-  constexpr std::uint64_t ceiling = 64ull << 30, floor = 16ull << 20;
-  const std::uint64_t available = available_host_memory();
-  if (available == 0) return ceiling;
-  return std::clamp(available / 4, floor, ceiling);
-}
+std::uint64_t default_max_graph_file_bytes() noexcept { return detail::default_max_file_bytes(); }
 
 edge_list parse_matrix_market(const std::string& text, const std::string& name,
                               const graph_read_options& options) {
   line_scanner lines(text);
   std::string_view line;
-  if (!lines.next(line)) fail(name, 1, "empty file (expected a %%MatrixMarket header)");
+  if (!lines.next(line)) fail_at(name, 1, "empty file (expected a %%MatrixMarket header)");
   std::string_view header = line;
   if (lower(next_token(header)) != "%%matrixmarket")
-    fail(name, 1, "missing '%%MatrixMarket' header");
+    fail_at(name, 1, "missing '%%MatrixMarket' header");
   const std::string object = lower(next_token(header)), format = lower(next_token(header)),
                     field = lower(next_token(header)), symmetry = lower(next_token(header));
-  if (object != "matrix") fail(name, 1, "object '" + object + "' is not supported (matrix only)");
+  if (object != "matrix") fail_at(name, 1, "object '" + object + "' is not supported (matrix only)");
   if (format != "coordinate")
-    fail(name, 1, "format '" + format + "' is not supported (coordinate only)");
+    fail_at(name, 1, "format '" + format + "' is not supported (coordinate only)");
   if (field != "pattern" && field != "real" && field != "integer" && field != "double")
-    fail(name, 1, "field '" + field + "' is not supported (pattern, real or integer)");
+    fail_at(name, 1, "field '" + field + "' is not supported (pattern, real or integer)");
   if (symmetry != "general" && symmetry != "symmetric")
-    fail(name, 1, "symmetry '" + symmetry + "' is not supported (general or symmetric)");
+    fail_at(name, 1, "symmetry '" + symmetry + "' is not supported (general or symmetric)");
   const bool has_value = field != "pattern";
 
   // size line, after comments
@@ -220,14 +95,14 @@ edge_list parse_matrix_market(const std::string& text, const std::string& name,
   while (lines.next(line)) {
     if (blank_line(line) || line.front() == '%') continue;
     std::string_view s = line;
-    rows = parse_id(next_token(s), 0xffffffffull, "row count", name, lines.number());
-    cols = parse_id(next_token(s), 0xffffffffull, "column count", name, lines.number());
-    nnz = parse_id(next_token(s), 0xffffffffffffull, "entry count", name, lines.number());
-    if (!next_token(s).empty()) fail(name, lines.number(), "size line has more than 3 numbers");
+    rows = parse_unsigned(next_token(s), 0xffffffffull, "row count", name, lines.number());
+    cols = parse_unsigned(next_token(s), 0xffffffffull, "column count", name, lines.number());
+    nnz = parse_unsigned(next_token(s), 0xffffffffffffull, "entry count", name, lines.number());
+    if (!next_token(s).empty()) fail_at(name, lines.number(), "size line has more than 3 numbers");
     have_size = true;
     break;
   }
-  if (!have_size) fail(name, lines.number() + 1, "missing size line 'rows cols entries'");
+  if (!have_size) fail_at(name, lines.number() + 1, "missing size line 'rows cols entries'");
 
   // The header is untrusted: an entry line takes at least 4 bytes ("1 1\n", the last one 3), so
   // a text of S bytes holds at most (S + 1) / 4 entries. A count beyond that is an error here;
@@ -235,7 +110,7 @@ edge_list parse_matrix_market(const std::string& text, const std::string& name,
   const std::uint64_t size_line = lines.number();
   const std::uint64_t file_capacity = (static_cast<std::uint64_t>(text.size()) + 1) / 4;
   if (nnz > file_capacity)
-    fail(name, size_line, "the size line declares " + std::to_string(nnz) + " entries; a file of " +
+    fail_at(name, size_line, "the size line declares " + std::to_string(nnz) + " entries; a file of " +
                               std::to_string(text.size()) + " bytes holds at most " +
                               std::to_string(file_capacity) +
                               " (an entry line takes at least 4 bytes, \"1 1\\n\")");
@@ -252,20 +127,20 @@ edge_list parse_matrix_market(const std::string& text, const std::string& name,
   while (lines.next(line)) {
     if (blank_line(line) || line.front() == '%') continue;
     if (list.edges.size() == nnz)
-      fail(name, lines.number(), "more entries than the " + std::to_string(nnz) + " the size line declares");
+      fail_at(name, lines.number(), "more entries than the " + std::to_string(nnz) + " the size line declares");
     std::string_view s = line;
-    const std::uint64_t i = parse_id(next_token(s), 0xffffffffull, "row index", name, lines.number());
-    const std::uint64_t j = parse_id(next_token(s), 0xffffffffull, "column index", name, lines.number());
-    if (i == 0 || j == 0) fail(name, lines.number(), "index 0 in a 1-based Matrix Market file");
-    if (i > rows) fail(name, lines.number(), "row index " + std::to_string(i) + " > row count " + std::to_string(rows));
+    const std::uint64_t i = parse_unsigned(next_token(s), 0xffffffffull, "row index", name, lines.number());
+    const std::uint64_t j = parse_unsigned(next_token(s), 0xffffffffull, "column index", name, lines.number());
+    if (i == 0 || j == 0) fail_at(name, lines.number(), "index 0 in a 1-based Matrix Market file");
+    if (i > rows) fail_at(name, lines.number(), "row index " + std::to_string(i) + " > row count " + std::to_string(rows));
     if (j > cols)
-      fail(name, lines.number(), "column index " + std::to_string(j) + " > column count " + std::to_string(cols));
+      fail_at(name, lines.number(), "column index " + std::to_string(j) + " > column count " + std::to_string(cols));
     if (has_value && next_token(s).empty())
-      fail(name, lines.number(), "missing value (field is " + field + ")");
+      fail_at(name, lines.number(), "missing value (field is " + field + ")");
     list.edges.emplace_back(static_cast<std::uint32_t>(i - 1), static_cast<std::uint32_t>(j - 1));
   }
   if (list.edges.size() != nnz)
-    fail(name, lines.number(), "truncated: the size line declares " + std::to_string(nnz) +
+    fail_at(name, lines.number(), "truncated: the size line declares " + std::to_string(nnz) +
                                    " entries, the file has " + std::to_string(list.edges.size()));
   return list;
 }
@@ -280,8 +155,8 @@ edge_list parse_edge_list(const std::string& text, const std::string& name,
     std::string_view s = line;
     skip_blanks(s);
     if (s.empty() || s.front() == '#' || s.front() == '%') continue;
-    const std::uint64_t u = parse_id(next_token(s), 0xfffffffeull, "source vertex id", name, lines.number());
-    const std::uint64_t v = parse_id(next_token(s), 0xfffffffeull, "target vertex id", name, lines.number());
+    const std::uint64_t u = parse_unsigned(next_token(s), 0xfffffffeull, "source vertex id", name, lines.number());
+    const std::uint64_t v = parse_unsigned(next_token(s), 0xfffffffeull, "target vertex id", name, lines.number());
     if (std::max(u, v) > max_id || max_id_line == 0) {
       max_id = std::max({max_id, u, v});
       max_id_line = lines.number();

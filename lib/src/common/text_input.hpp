@@ -1,0 +1,77 @@
+#pragma once
+// Internal (lib/src): what the readers of untrusted text files share — the whole of a regular
+// file read under a size cap, a line scanner, tokens and bounded unsigned integers, each failure a
+// cdpkit::input_error "NAME:LINE: reason" (file-level: "PATH: reason"). Pure C++ (the fuzz
+// targets compile it with the sanitizers).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cdpkit::detail {
+
+/// Throws cdpkit::input_error "name:line: reason".
+[[noreturn]] void fail_at(const std::string& name, std::uint64_t line, const std::string& reason);
+
+/// Lines of a text, with their 1-based numbers; '\r' before '\n' is dropped.
+class line_scanner {
+ public:
+  explicit line_scanner(std::string_view text) : rest_(text) {}
+  /// The next line (without its end); false at the end of the text.
+  bool next(std::string_view& line) {
+    if (rest_.empty()) return false;
+    const std::size_t nl = rest_.find('\n');
+    line = rest_.substr(0, nl);
+    rest_ = nl == std::string_view::npos ? std::string_view{} : rest_.substr(nl + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++number_;
+    return true;
+  }
+  /// The number of the line last returned (0 before the first).
+  [[nodiscard]] std::uint64_t number() const noexcept { return number_; }
+  /// Bytes not yet scanned.
+  [[nodiscard]] std::size_t remaining() const noexcept { return rest_.size(); }
+
+ private:
+  std::string_view rest_;
+  std::uint64_t number_ = 0;
+};
+
+[[nodiscard]] inline bool is_blank(char c) noexcept { return c == ' ' || c == '\t'; }
+
+inline void skip_blanks(std::string_view& s) noexcept {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+}
+
+[[nodiscard]] inline bool blank_line(std::string_view s) noexcept {
+  skip_blanks(s);
+  return s.empty();
+}
+
+/// The next blank-separated token of `s` (empty at the end of the line), consumed.
+std::string_view next_token(std::string_view& s) noexcept;
+
+/// An unsigned decimal token no larger than `max`; throws at `name`:`line` naming `what`
+/// otherwise (empty, not a number, too large).
+std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const char* what,
+                             const std::string& name, std::uint64_t line);
+
+/// The limits of read_text_file's messages: what the file is ("a graph file") and the option
+/// that sets the cap ("graph_read_options::max_file_bytes").
+struct file_kind_words {
+  const char* noun;    ///< "graph", "tree", ...
+  const char* option;  ///< the option that sets the cap
+};
+
+/// The whole of the regular file at `path`, at most `max_bytes` bytes (`default_cap`: the cap is
+/// the library's default, which the message then explains). Throws cdpkit::input_error naming
+/// the path when it cannot be opened or read, is not a regular file (a directory, a FIFO,
+/// /dev/zero, ...) or is larger than the cap (also when it grows past it while read).
+std::string read_text_file(const std::string& path, std::uint64_t max_bytes, bool default_cap,
+                           const file_kind_words& words);
+
+/// A quarter of the available host memory, at least 16 MiB, at most 64 GiB (64 GiB when the
+/// available memory is unknown): the default size cap of the file readers.
+[[nodiscard]] std::uint64_t default_max_file_bytes() noexcept;
+
+}  // namespace cdpkit::detail

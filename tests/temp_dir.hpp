@@ -1,0 +1,79 @@
+#pragma once
+// Test helpers on the host: a scratch directory, the message of the input_error a call throws,
+// and a cap on the host memory cdpkit sees.
+
+#include <cdpkit/error.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+namespace cdpkit_test {
+
+/// A fresh directory under the system temp dir, removed with everything in it at scope exit.
+class temp_dir {
+ public:
+  temp_dir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("cdpkit_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  /// Write `text` to a file `name` in the directory; its path.
+  [[nodiscard]] std::string file(const std::string& name, const std::string& text) const {
+    const auto p = path_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+  std::filesystem::path path_;
+};
+
+/// The message of the input_error fn throws ("no error" when it throws none).
+template <class Fn>
+std::string input_error_of(Fn fn) {
+  try {
+    (void)fn();
+  } catch (const cdpkit::input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+/// Caps the host memory cdpkit sees (CDPKIT_HOST_MEMORY_LIMIT) for a scope, so that a refusal
+/// for memory is exercised on any host, however much memory it has.
+class host_memory_cap {
+ public:
+  explicit host_memory_cap(std::uint64_t bytes) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    ::setenv(name, std::to_string(bytes).c_str(), 1);
+  }
+  ~host_memory_cap() {
+    if (saved_) ::setenv(name, saved_->c_str(), 1);
+    else ::unsetenv(name);
+  }
+  host_memory_cap(const host_memory_cap&) = delete;
+  host_memory_cap& operator=(const host_memory_cap&) = delete;
+
+ private:
+  static constexpr const char* name = "CDPKIT_HOST_MEMORY_LIMIT";
+  std::optional<std::string> saved_;
+};
+
+}  // namespace cdpkit_test
