@@ -1,0 +1,724 @@
+// Tree traversals on the GPU (cdpkit/tree_traversal.hpp): the level loop on the host
+// (level_sync) or on the device (device_driver) around loop-to-child expansions of each level's
+// children lists, and the recursions (naive, thresholded, warp- and block-aggregated) over child
+// grids of the launch layer, with iterative walks where a launch is not made.
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.cuh>
+#include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/probe.cuh>
+#include <cdpkit/tree/sites.hpp>
+#include <cdpkit/tree_traversal.hpp>
+#include <cdpkit/wait.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace cdpkit {
+
+namespace {
+
+// ---- what every kernel reads and writes ------------------------------------------------------
+
+/// The device tree, by value in every kernel and body.
+struct tree_view {
+  const std::uint32_t* off;
+  const std::uint32_t* children;
+  const std::uint32_t* parent;
+  const std::uint32_t* slot;
+  const std::uint64_t* value;
+  std::uint32_t n;
+  std::uint32_t root;
+  __device__ std::uint32_t count(std::uint32_t v) const { return off[v + 1] - off[v]; }
+};
+
+/// The outputs: top_down: a = depth, b = path sum; bottom_up: a = subtree size, b = subtree sum,
+/// pending = children not yet combined.
+struct tree_out {
+  std::uint32_t* a;
+  unsigned long long* b;
+  std::uint32_t* pending;
+  bool bottom_up;
+};
+
+/// The node's subtree is done (bottom_up): add it into its parent, and when it was the parent's
+/// last child, go on with the parent. The sums were added with atomics in L2, so they are read
+/// back from there (ld.cg) after the fence.
+__device__ void combine_up(const tree_view& t, const tree_out& o, std::uint32_t v) {
+  while (true) {
+    const std::uint32_t p = t.parent[v];
+    if (p == tree_no_parent) return;
+    atomicAdd(&o.a[p], __ldcg(&o.a[v]));
+    atomicAdd(&o.b[p], __ldcg(&o.b[v]));
+    __threadfence();
+    if (atomicSub(&o.pending[p], 1u) != 1u) return;  // another child of p is not done yet
+    __threadfence();
+    v = p;
+  }
+}
+
+/// Node v is reached (its parent was, before). top_down: its values from its parent's;
+/// bottom_up: a leaf is done at once.
+__device__ __forceinline__ void visit(const tree_view& t, const tree_out& o, std::uint32_t v) {
+  if (o.bottom_up) {
+    if (t.count(v) == 0) combine_up(t, o, v);
+  } else {
+    const std::uint32_t p = t.parent[v];
+    o.a[v] = o.a[p] + 1;
+    o.b[v] = o.b[p] + t.value[v];
+  }
+}
+
+__global__ void init_kernel(tree_view t, tree_out o) {
+  const std::uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+  if (v >= t.n) return;
+  if (o.bottom_up) {
+    o.a[v] = 1;
+    o.b[v] = t.value[v];
+    o.pending[v] = t.count(v);
+  } else if (v == t.root) {
+    o.a[v] = 0;
+    o.b[v] = t.value[v];
+  }
+}
+
+// ---- the recursions ---------------------------------------------------------------------------
+
+/// Where aggregated launches keep their groups' scans and first positions (a bump allocator in
+/// device memory, reset per run) and the launch parameters every body carries.
+struct recursion_args {
+  tree_view t;
+  tree_out o;
+  std::uint32_t threshold;
+  unsigned int child_block_threads;
+  std::uint32_t* pool;
+  unsigned long long pool_entries;
+  unsigned long long* pool_cursor;
+  unsigned int* pool_refusals;
+};
+
+/// The nodes a child grid covers: the concatenated children lists of `owners` nodes, child k
+/// at children[begin[s] + k - scan[s]] for the owner s whose scan entry is the last <= k; a
+/// one-owner group carries its first position itself (scan == nullptr).
+struct node_group {
+  const std::uint32_t* scan;
+  const std::uint32_t* begin;
+  std::uint32_t owners;
+  std::uint32_t single_begin;
+  std::uint32_t total;
+  __device__ std::uint32_t node(const tree_view& t, std::uint32_t k) const {
+    if (scan == nullptr) return t.children[single_begin + k];
+    const std::uint32_t s = loop_to_child::find_segment(scan, owners, k);
+    return t.children[begin[s] + (k - scan[s])];
+  }
+};
+
+enum class group_kind : std::uint8_t { per_node, warp, block };
+
+template <group_kind Kind>
+struct generation_body;
+
+template <group_kind Kind>
+__device__ void expand_and_walk(const launch_context& ctx, const recursion_args& a, bool mine,
+                                std::uint32_t v, std::uint32_t len);
+
+/// Launch a grid over the children of node v (one owner). Refusals are the caller's to walk.
+template <group_kind Kind>
+__device__ launch_result launch_node(const launch_context& ctx, const recursion_args& a, std::uint32_t v) {
+  const std::uint32_t len = a.t.count(v);
+  const node_group g{nullptr, nullptr, 1, a.t.off[v], len};
+  const auto blocks = (len + a.child_block_threads - 1) / a.child_block_threads;
+  return launch_child(ctx, sites::tree_children, dim3(blocks), dim3(a.child_block_threads), stream_kind::fire_and_forget,
+                      generation_body<Kind>{a, g}, 0u, len);
+}
+
+/// The subtree below s (s itself already visited), walked by this thread in preorder without a
+/// stack (first child down, next sibling across, parent up); a node with more than the
+/// threshold's children met on the way is given a child grid when the layer allows (never
+/// again after a refusal for depth: deeper launches would be refused too). Returns the nodes
+/// visited.
+template <group_kind Kind>
+__device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a, std::uint32_t s,
+                              bool try_start, bool may_launch) {
+  const tree_view& t = a.t;
+  std::uint32_t visited = 0;
+  std::uint32_t u = s;
+  bool at_start = true;
+  while (true) {
+    bool descend = t.count(u) > 0;
+    if (descend && may_launch && (!at_start || try_start) && t.count(u) > a.threshold) {
+      const launch_result r = launch_node<Kind>(ctx, a, u);
+      if (r) descend = false;
+      else if (r.outcome == launch_outcome::fallback_depth) may_launch = false;
+      if (!r) record_inline_items(ctx, sites::tree_children, t.count(u));
+    }
+    at_start = false;
+    if (descend) {
+      u = t.children[t.off[u]];
+      visit(t, a.o, u);
+      ++visited;
+      continue;
+    }
+    bool moved = false;
+    while (u != s) {  // up to the first ancestor with a next sibling
+      const std::uint32_t e = t.slot[u];
+      const std::uint32_t p = t.parent[u];
+      if (e + 1 < t.off[p + 1]) {
+        u = t.children[e + 1];
+        visit(t, a.o, u);
+        ++visited;
+        moved = true;
+        break;
+      }
+      u = p;
+    }
+    if (!moved) return visited;
+  }
+}
+
+/// A child grid's body: thread k visits node k of the group, then its children are expanded as
+/// the variant says — a grid of their own (per node), one grid per warp or block over the
+/// concatenated children of its nodes, or walked by the thread.
+template <group_kind Kind>
+struct generation_body {
+  recursion_args a;
+  node_group g;
+
+  __device__ void operator()(const launch_context& self) const {
+    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool mine = k < g.total;
+    std::uint32_t v = 0, len = 0;
+    if (mine) {
+      probe_single_step(self, sites::tree_child_nodes);
+      v = g.node(a.t, k);
+      visit(a.t, a.o, v);
+      len = a.t.count(v);
+    }
+    expand_and_walk<Kind>(self, a, mine, v, len);
+  }
+};
+
+/// Reserve `entries` pool words (one atomic); nullptr when the pool is full (counted).
+__device__ std::uint32_t* reserve_pool(const recursion_args& a, std::uint32_t entries) {
+  const unsigned long long base = atomicAdd(a.pool_cursor, static_cast<unsigned long long>(entries));
+  if (base + entries > a.pool_entries) {
+    atomicAdd(a.pool_refusals, 1u);
+    return nullptr;
+  }
+  return a.pool + base;
+}
+
+/// The expansion of node v's children (len of them) by the calling thread (mine) and, for the
+/// aggregated kinds, its warp or block (every thread of which calls this).
+template <group_kind Kind>
+__device__ void expand_and_walk(const launch_context& ctx, const recursion_args& a, bool mine, std::uint32_t v,
+                                std::uint32_t len) {
+  warp_probe probe(ctx, sites::tree_walk);
+  bool walked = mine && len > 0;
+  bool try_start = true;   // the walk may still launch for v itself
+  bool may_launch = true;  // false after a refusal for depth: deeper launches would be refused too
+  if constexpr (Kind == group_kind::per_node) {
+    try_start = false;  // decided here
+    if (walked && len > a.threshold) {
+      const launch_result r = launch_node<Kind>(ctx, a, v);
+      if (r) walked = false;
+      else record_inline_items(ctx, sites::tree_children, len);
+      if (r.outcome == launch_outcome::fallback_depth) may_launch = false;
+    }
+  } else if constexpr (Kind == group_kind::warp) {
+    constexpr unsigned int full = 0xffffffffu;
+    const unsigned int lane = threadIdx.x & 31u;
+    unsigned long long incl = len;
+    for (unsigned int d = 1; d < 32; d *= 2) {
+      const unsigned long long x = __shfl_up_sync(full, incl, d);
+      if (lane >= d) incl += x;
+    }
+    const unsigned long long total = __shfl_sync(full, incl, 31);
+    int launched = 0;
+    if (total > a.threshold && total <= 0xffffffffull) {
+      std::uint32_t* entries = nullptr;
+      if (lane == 0) entries = reserve_pool(a, 64);
+      entries = reinterpret_cast<std::uint32_t*>(
+          __shfl_sync(full, reinterpret_cast<unsigned long long>(entries), 0));
+      if (entries != nullptr) {
+        entries[lane] = static_cast<std::uint32_t>(incl - len);
+        entries[32 + lane] = mine ? a.t.off[v] : 0u;
+        __threadfence();  // this lane's visit and entries, before the child can read them
+        __syncwarp();
+        if (lane == 0) {
+          const node_group g{entries, entries + 32, 32, 0, static_cast<std::uint32_t>(total)};
+          const auto blocks = static_cast<unsigned int>((total + a.child_block_threads - 1) / a.child_block_threads);
+          launched = static_cast<bool>(launch_child(ctx, sites::tree_children, dim3(blocks),
+                                                    dim3(a.child_block_threads), stream_kind::fire_and_forget,
+                                                    generation_body<Kind>{a, g}, 0u,
+                                                    static_cast<std::uint32_t>(total)));
+          if (!launched) record_inline_items(ctx, sites::tree_children, total);
+        }
+        launched = __shfl_sync(full, launched, 0);
+      }
+    }
+    if (launched) walked = false;
+  } else {  // block
+    __shared__ unsigned long long warp_totals[32];
+    __shared__ std::uint32_t* block_entries;
+    __shared__ int block_launched;
+    constexpr unsigned int full = 0xffffffffu;
+    const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x / 32u;
+    const unsigned int warps = (blockDim.x + 31u) / 32u;
+    unsigned long long incl = len;
+    for (unsigned int d = 1; d < 32; d *= 2) {
+      const unsigned long long x = __shfl_up_sync(full, incl, d);
+      if (lane >= d) incl += x;
+    }
+    if (lane == 31) warp_totals[warp] = incl;
+    if (threadIdx.x == 0) {
+      block_entries = nullptr;
+      block_launched = 0;
+    }
+    __syncthreads();
+    unsigned long long before = 0, total = 0;
+    for (unsigned int w = 0; w < warps; ++w) {
+      if (w < warp) before += warp_totals[w];
+      total += warp_totals[w];
+    }
+    const unsigned long long excl = before + incl - len;
+    if (total > a.threshold && total <= 0xffffffffull) {
+      if (threadIdx.x == 0) block_entries = reserve_pool(a, 2u * blockDim.x);
+      __syncthreads();
+      std::uint32_t* entries = block_entries;
+      if (entries != nullptr) {
+        entries[threadIdx.x] = static_cast<std::uint32_t>(excl);
+        entries[blockDim.x + threadIdx.x] = mine ? a.t.off[v] : 0u;
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          const node_group g{entries, entries + blockDim.x, blockDim.x, 0, static_cast<std::uint32_t>(total)};
+          const auto blocks = static_cast<unsigned int>((total + a.child_block_threads - 1) / a.child_block_threads);
+          block_launched = static_cast<bool>(launch_child(ctx, sites::tree_children, dim3(blocks),
+                                                          dim3(a.child_block_threads), stream_kind::fire_and_forget,
+                                                          generation_body<Kind>{a, g}, 0u,
+                                                          static_cast<std::uint32_t>(total)));
+          if (!block_launched) record_inline_items(ctx, sites::tree_children, total);
+        }
+      }
+      __syncthreads();
+      if (block_launched) walked = false;
+    }
+  }
+  std::uint32_t steps = 0;
+  if (walked) steps = walk<Kind>(ctx, a, v, try_start, may_launch);
+  __syncwarp();  // every lane of the warp gets here (no thread leaves a body early)
+  probe.steps(steps);
+  probe.commit();
+}
+
+/// The root's children, from the host: a one-owner group over them.
+template <group_kind Kind>
+__global__ void recursion_root_kernel(launch_context ctx, generation_body<Kind> body) {
+  body(ctx);
+}
+
+// ---- the level loops ---------------------------------------------------------------------------
+
+/// Segment i of a level: the children list of the level's node i.
+struct level_segments {
+  const std::uint32_t* off;
+  const std::uint32_t* nodes;
+  std::uint32_t num_segments;
+  __device__ std::uint32_t begin(std::uint32_t i) const { return off[nodes[i]]; }
+  __device__ std::uint32_t end(std::uint32_t i) const { return off[nodes[i] + 1]; }
+};
+
+struct no_pre_op {
+  __device__ void operator()(std::uint32_t) const {}
+};
+
+/// Child j of a level: visited (top_down values, or a leaf combined in the driver's bottom_up)
+/// and appended to the next level (one atomicAdd per warp).
+struct level_visit_op {
+  tree_view t;
+  tree_out o;
+  bool combine;  ///< bottom_up by combining leaves (driver); level_sync adds levels afterwards
+  std::uint32_t* next;
+  std::uint32_t* next_count;
+  __device__ void operator()(std::uint32_t, std::uint32_t j) const {
+    const std::uint32_t c = t.children[j];
+    if (!o.bottom_up || combine) visit(t, o, c);
+    const unsigned int mask = __activemask();
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    const unsigned int leader = __ffs(mask) - 1;
+    const unsigned int rank = __popc(mask & ((1u << lane) - 1u));
+    std::uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(next_count, static_cast<unsigned int>(__popc(mask)));
+    base = __shfl_sync(mask, base, leader);
+    next[base + rank] = c;
+  }
+};
+
+/// level_sync's bottom_up: every node of a level adds its subtree into its parent.
+__global__ void add_level_kernel(tree_view t, tree_out o, const std::uint32_t* nodes, std::uint32_t count) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const std::uint32_t v = nodes[i];
+  atomicAdd(&o.a[t.parent[v]], o.a[v]);
+  atomicAdd(&o.b[t.parent[v]], o.b[v]);
+}
+
+__global__ void level_root_kernel(std::uint32_t* order, std::uint32_t root) { order[0] = root; }
+
+// counters: [0] the next level's size; [1] pool refusals; [2] driver: levels on the device;
+// [3] driver: handed back; [4] driver: level to resume; [5] driver: its first position in the
+// order; [6] driver: its size; [8..9] the pool cursor (64 bits)
+constexpr std::size_t counter_words = 12;
+
+struct driver_args {
+  tree_view t;
+  tree_out o;
+  std::uint32_t* order;
+  std::uint32_t* counters;
+  std::uint32_t threshold;
+  unsigned int child_block_threads;
+};
+
+/// One level's expansion, launched by the driver: the thresholded agent over the level's nodes.
+struct driver_level_body {
+  driver_args a;
+  std::uint32_t begin;  ///< the level's first position in the order
+  std::uint32_t count;
+  __device__ void operator()(const launch_context& self) const {
+    loop_to_child::thresholded_agent(
+        self, level_segments{a.t.off, a.order + begin, count}, no_pre_op{},
+        level_visit_op{a.t, a.o, true, a.order + begin + count, &a.counters[0]}, a.threshold,
+        stream_kind::fire_and_forget, sites::tree_children, a.child_block_threads);
+  }
+};
+
+/// The level loop on the device: launch the level's grid and tail-launch the next step, which
+/// runs once this grid and the level's grids are done. A refused launch hands the loop back to
+/// the host, with the level to resume at.
+struct driver_body {
+  driver_args a;
+  std::uint32_t level;
+  std::uint32_t begin;
+  std::uint32_t count;
+  __device__ void operator()(const launch_context& self) const {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    std::uint32_t b = begin, c = count;
+    if (level > 0) {  // the level the previous step expanded into
+      c = a.counters[0];
+      if (c == 0) return;  // done
+    }
+    a.counters[0] = 0;
+    const auto grid = static_cast<unsigned int>((std::uint64_t{c} + loop_to_child::block_threads - 1) /
+                                                loop_to_child::block_threads);
+    if (!launch_child(self, sites::tree_level, dim3(grid), dim3(loop_to_child::block_threads),
+                      stream_kind::fire_and_forget, driver_level_body{a, b, c}, 0u, c)) {
+      hand_back(level, b, c);
+      return;
+    }
+    a.counters[2] = level + 1;
+    if (!launch_continuation(self, sites::tree_driver, dim3(1), dim3(32), driver_body{a, level + 1, b + c, 0})) {
+      // the level's grid runs; the host resumes after it, from the level it fills
+      a.counters[3] = 2;
+      a.counters[4] = level + 1;
+      a.counters[5] = b + c;
+    }
+  }
+  __device__ void hand_back(std::uint32_t resume_level, std::uint32_t b, std::uint32_t c) const {
+    a.counters[3] = 1;
+    a.counters[4] = resume_level;
+    a.counters[5] = b;
+    a.counters[6] = c;
+  }
+};
+
+__global__ void driver_root_kernel(launch_context ctx, driver_body body) { body(ctx); }
+
+unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
+  return static_cast<unsigned int>((n + threads - 1) / threads);
+}
+
+}  // namespace
+
+// ---- names -------------------------------------------------------------------------------------
+
+const char* to_string(tree_variant v) noexcept {
+  switch (v) {
+    case tree_variant::level_sync: return "level_sync";
+    case tree_variant::recursive_naive: return "recursive_naive";
+    case tree_variant::recursive_threshold: return "recursive_threshold";
+    case tree_variant::recursive_warp: return "recursive_warp";
+    case tree_variant::recursive_block: return "recursive_block";
+    case tree_variant::device_driver: return "device_driver";
+  }
+  return "?";
+}
+
+const std::vector<tree_variant>& all_tree_variants() {
+  static const std::vector<tree_variant> all = {tree_variant::level_sync,      tree_variant::recursive_naive,
+                                                tree_variant::recursive_threshold, tree_variant::recursive_warp,
+                                                tree_variant::recursive_block, tree_variant::device_driver};
+  return all;
+}
+
+tree_variant parse_tree_variant(const std::string& name) {
+  std::string choices;
+  for (const tree_variant v : all_tree_variants()) {
+    if (name == to_string(v)) return v;
+    choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
+  }
+  throw input_error("unknown tree variant '" + name + "' (expected one of " + choices + ")");
+}
+
+const char* to_string(tree_op op) noexcept { return op == tree_op::top_down ? "depth" : "subtree"; }
+
+tree_op parse_tree_op(const std::string& name) {
+  if (name == "depth" || name == "top_down") return tree_op::top_down;
+  if (name == "subtree" || name == "bottom_up") return tree_op::bottom_up;
+  throw input_error("unknown tree operation '" + name + "' (expected depth or subtree)");
+}
+
+std::uint32_t default_tree_threshold(tree_variant v) noexcept {
+  switch (v) {
+    case tree_variant::recursive_naive: return 0;
+    case tree_variant::recursive_warp: return 256;
+    case tree_variant::recursive_block: return 1024;
+    default: return 64;
+  }
+}
+
+std::uint32_t tree_options::effective_threshold() const noexcept {
+  if (variant == tree_variant::recursive_naive || variant == tree_variant::level_sync) return 0;
+  return threshold.value_or(default_tree_threshold(variant));
+}
+
+// ---- device_tree ----------------------------------------------------------------------------
+
+device_tree::device_tree(const tree& t)
+    : num_nodes_(t.num_nodes()),
+      root_(t.root),
+      root_first_child_(t.child_offsets.at(t.root)),
+      root_children_(t.num_children(t.root)) {
+  CDPKIT_NVTX_SCOPE("tree::upload");
+  const std::uint64_t n = num_nodes_;
+  require_device_memory(n * 24 + 64, "device_tree (" + std::to_string(n) + " nodes)");
+  std::vector<std::uint32_t> slot(n, 0);
+  for (std::uint32_t e = 0; e < t.children.size(); ++e) slot[t.children[e]] = e;
+  const auto upload = [](auto& owner, const auto& host, std::size_t count) {
+    using T = std::remove_reference_t<decltype(host[0])>;
+    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(owner), sizeof(T) * std::max<std::size_t>(count, 1)));
+    if (count > 0) CDPKIT_CUDA_TRY(cudaMemcpy(owner.get(), host.data(), sizeof(T) * count, cudaMemcpyHostToDevice));
+  };
+  upload(d_offsets_, t.child_offsets, t.child_offsets.size());
+  upload(d_children_, t.children, t.children.size());
+  upload(d_parent_, t.parent, t.parent.size());
+  upload(d_slot_, slot, slot.size());
+  upload(d_value_, t.value, t.value.size());
+}
+
+// ---- tree_engine ----------------------------------------------------------------------------
+
+tree_engine::tree_engine(const device_tree& t) : tree_(&t) {
+  tree_sites::register_site_names();
+  const std::uint64_t n = std::max<std::uint64_t>(1, t.num_nodes());
+  // groups: a launched group of g owners takes 2g entries; every node owns at most one group
+  // place, and every grid rounds up to whole warps or blocks: 4n + 2^16 is ample, and a full
+  // pool only turns launches into walks (counted)
+  pool_entries_ = 4 * n + (1u << 16);
+  require_device_memory(n * 24 + pool_entries_ * 4, "tree_engine (" + std::to_string(n) + " nodes)");
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_u32_a_), sizeof(std::uint32_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_u64_), sizeof(std::uint64_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_pending_), sizeof(std::uint32_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_order_), sizeof(std::uint32_t) * n));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_pool_), sizeof(std::uint32_t) * pool_entries_));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counters_), sizeof(std::uint32_t) * counter_words));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(h_counters_), sizeof(std::uint32_t) * counter_words));
+}
+
+tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime, cudaStream_t stream) {
+  CDPKIT_NVTX_SCOPE_PAYLOAD("tree::run", static_cast<std::uint32_t>(options.variant));
+  if (options.child_block_threads == 0 || options.child_block_threads > 1024 || options.child_block_threads % 32 != 0)
+    throw input_error("tree_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
+                      std::to_string(options.child_block_threads));
+  const device_tree& t = *tree_;
+  const tree_view view{t.d_child_offsets(), t.d_children(), t.d_parent(), t.d_slot(), t.d_value(),
+                       t.num_nodes(), t.root()};
+  const bool bottom_up = options.op == tree_op::bottom_up;
+  const tree_out out{d_u32_a_.get(), reinterpret_cast<unsigned long long*>(d_u64_.get()), d_pending_.get(), bottom_up};
+  last_op_ = options.op;
+  ran_ = true;
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(d_counters_.get(), 0, sizeof(std::uint32_t) * counter_words, stream));
+  init_kernel<<<blocks_for(t.num_nodes(), 256), 256, 0, stream>>>(view, out);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  if (options.variant == tree_variant::level_sync) return run_level_sync(options, runtime, stream);
+
+  tree_stats stats;
+  if (options.variant == tree_variant::device_driver) {
+    CDPKIT_NVTX_SCOPE("tree::device_driver");
+    level_root_kernel<<<1, 1, 0, stream>>>(d_order_.get(), t.root());
+    const driver_args args{view, out, d_order_.get(), d_counters_.get(), options.effective_threshold(),
+                           options.child_block_threads};
+    driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0, 1});
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(), sizeof(std::uint32_t) * counter_words,
+                                    cudaMemcpyDeviceToHost, stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver");
+    CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+    stats.device_levels = h_counters_[2];
+    stats.levels = stats.device_levels;
+    if (h_counters_[3] != 0) {
+      // the device could not launch: the host finishes the levels, as level_sync would, with the
+      // driver's own expansion (thresholded)
+      stats.driver_handed_back = true;
+      std::uint32_t level = h_counters_[4], begin = h_counters_[5];
+      std::uint32_t count = h_counters_[3] == 1 ? h_counters_[6] : h_counters_[0];
+      loop_policy policy;
+      policy.kind = loop_policy_kind::thresholded;
+      policy.threshold = options.effective_threshold();
+      policy.launch_site = static_cast<std::uint16_t>(sites::tree_children);
+      policy.child_block_threads = options.child_block_threads;
+      while (count > 0) {
+        CDPKIT_NVTX_SCOPE_PAYLOAD("tree::level", level);
+        CDPKIT_CUDA_TRY(cudaMemsetAsync(d_counters_.get(), 0, sizeof(std::uint32_t), stream));
+        (void)loop_to_child::detail::enqueue_for_each_segment(
+            level_segments{view.off, d_order_.get() + begin, count}, no_pre_op{},
+            level_visit_op{view, out, true, d_order_.get() + begin + count, d_counters_.get()}, policy, runtime,
+            stream, nullptr);
+        CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(), sizeof(std::uint32_t),
+                                        cudaMemcpyDeviceToHost, stream));
+        CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver (handed back)");
+        begin += count;
+        count = h_counters_[0];
+        ++level;
+      }
+      stats.levels = level;
+      CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+    }
+    return stats;
+  }
+
+  // the recursions: the root's children as a one-owner group, launched from the host
+  CDPKIT_NVTX_SCOPE("tree::recursion");
+  const std::uint32_t len = t.root_children();
+  if (len > 0) {
+    const recursion_args args{view,
+                              out,
+                              options.effective_threshold(),
+                              options.child_block_threads,
+                              d_pool_.get(),
+                              pool_entries_,
+                              reinterpret_cast<unsigned long long*>(d_counters_.get() + 8),
+                              reinterpret_cast<unsigned int*>(d_counters_.get() + 1)};
+    const node_group root_group{nullptr, nullptr, 1, t.root_first_child(), len};
+    const unsigned int grid = blocks_for(len, options.child_block_threads);
+    const launch_context ctx = runtime.root_context();
+    switch (options.variant) {
+      case tree_variant::recursive_warp:
+        recursion_root_kernel<group_kind::warp><<<grid, options.child_block_threads, 0, stream>>>(
+            ctx, generation_body<group_kind::warp>{args, root_group});
+        break;
+      case tree_variant::recursive_block:
+        recursion_root_kernel<group_kind::block><<<grid, options.child_block_threads, 0, stream>>>(
+            ctx, generation_body<group_kind::block>{args, root_group});
+        break;
+      default:
+        recursion_root_kernel<group_kind::per_node><<<grid, options.child_block_threads, 0, stream>>>(
+            ctx, generation_body<group_kind::per_node>{args, root_group});
+        break;
+    }
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+  }
+  CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(), sizeof(std::uint32_t) * counter_words,
+                                  cudaMemcpyDeviceToHost, stream));
+  CDPKIT_WAIT_STREAM(stream, runtime, "tree::recursion");
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  stats.pool_refusals = h_counters_[1];
+  return stats;
+}
+
+tree_stats tree_engine::run_level_sync(const tree_options& options, launch_runtime& runtime, cudaStream_t stream) {
+  CDPKIT_NVTX_SCOPE("tree::level_sync");
+  const device_tree& t = *tree_;
+  const tree_view view{t.d_child_offsets(), t.d_children(), t.d_parent(), t.d_slot(), t.d_value(),
+                       t.num_nodes(), t.root()};
+  const bool bottom_up = options.op == tree_op::bottom_up;
+  const tree_out out{d_u32_a_.get(), reinterpret_cast<unsigned long long*>(d_u64_.get()), d_pending_.get(), bottom_up};
+  level_root_kernel<<<1, 1, 0, stream>>>(d_order_.get(), t.root());
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  loop_policy policy;
+  policy.kind = loop_policy_kind::flat_balanced;
+  std::vector<std::uint32_t> level_begin{0};
+  std::uint32_t begin = 0, count = 1;
+  while (count > 0) {
+    CDPKIT_NVTX_SCOPE_PAYLOAD("tree::level", static_cast<std::uint32_t>(level_begin.size() - 1));
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(d_counters_.get(), 0, sizeof(std::uint32_t), stream));
+    (void)loop_to_child::detail::enqueue_for_each_segment(
+        level_segments{view.off, d_order_.get() + begin, count}, no_pre_op{},
+        level_visit_op{view, out, false, d_order_.get() + begin + count, d_counters_.get()}, policy, runtime, stream,
+        nullptr);
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                    stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync level");
+    begin += count;
+    count = h_counters_[0];
+    level_begin.push_back(begin);
+  }
+  tree_stats stats;
+  stats.levels = static_cast<std::uint32_t>(level_begin.size() - 1);
+  if (bottom_up) {
+    CDPKIT_NVTX_SCOPE("tree::level_sync combine");
+    for (std::size_t level = stats.levels; level-- > 1;) {
+      const std::uint32_t b = level_begin[level], c = level_begin[level + 1] - b;
+      add_level_kernel<<<blocks_for(c, 256), 256, 0, stream>>>(view, out, d_order_.get() + b, c);
+      CDPKIT_CUDA_TRY(cudaGetLastError());
+    }
+  }
+  CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync");
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  return stats;
+}
+
+tree_top_down tree_engine::top_down() const {
+  tree_top_down r;
+  if (!ran_ || last_op_ != tree_op::top_down) return r;
+  const std::size_t n = tree_->num_nodes();
+  wait_for_device("tree_engine::top_down", nullptr, __FILE__, __LINE__);
+  r.depth.resize(n);
+  r.path_sum.resize(n);
+  CDPKIT_CUDA_TRY(cudaMemcpy(r.depth.data(), d_u32_a_.get(), sizeof(std::uint32_t) * n, cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(r.path_sum.data(), d_u64_.get(), sizeof(std::uint64_t) * n, cudaMemcpyDeviceToHost));
+  return r;
+}
+
+tree_bottom_up tree_engine::bottom_up() const {
+  tree_bottom_up r;
+  if (!ran_ || last_op_ != tree_op::bottom_up) return r;
+  const std::size_t n = tree_->num_nodes();
+  wait_for_device("tree_engine::bottom_up", nullptr, __FILE__, __LINE__);
+  r.size.resize(n);
+  r.sum.resize(n);
+  CDPKIT_CUDA_TRY(cudaMemcpy(r.size.data(), d_u32_a_.get(), sizeof(std::uint32_t) * n, cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(r.sum.data(), d_u64_.get(), sizeof(std::uint64_t) * n, cudaMemcpyDeviceToHost));
+  return r;
+}
+
+tree_top_down tree_top_down_gpu(const device_tree& t, const tree_options& options, launch_runtime& runtime) {
+  tree_engine engine(t);
+  tree_options o = options;
+  o.op = tree_op::top_down;
+  (void)engine.run(o, runtime);
+  return engine.top_down();
+}
+
+tree_bottom_up tree_bottom_up_gpu(const device_tree& t, const tree_options& options, launch_runtime& runtime) {
+  tree_engine engine(t);
+  tree_options o = options;
+  o.op = tree_op::bottom_up;
+  (void)engine.run(o, runtime);
+  return engine.bottom_up();
+}
+
+}  // namespace cdpkit
