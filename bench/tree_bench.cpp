@@ -1,0 +1,112 @@
+// tree_bench — every tree traversal variant, top-down and bottom-up, in one process: a power-law
+// tree of 2^22 nodes (the goal: the best CDP variant at least 1.5x faster than level_sync), the
+// deep path (10^5 levels: capped recursion, walked on), a complete 8-ary tree, and a real path
+// tree (this machine's /usr, listed at start; skipped with a message when it cannot be read),
+// with a threshold sweep on the power-law tree. JSON in the docs/bench-format.md shape.
+//
+//   tree_bench --json tree.json
+//   tree_bench --trees random:1048576:powerlaw,path:100000 --reps 9
+
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/program.hpp>
+#include <cdpkit/harness/tree_runs.hpp>
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/tree.hpp>
+#include <cdpkit/tree_traversal.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace {
+
+/// A listing of `dir` as `find DIR -printf '%s\t%p\n'` prints it (regular files and directories;
+/// unreadable entries skipped), or nothing when the folder cannot be read.
+std::string list_directory(const std::filesystem::path& dir) {
+  std::string listing;
+  std::error_code ec;
+  auto it = std::filesystem::recursive_directory_iterator(
+      dir, std::filesystem::directory_options::skip_permission_denied, ec);
+  if (ec) return listing;
+  for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::error_code e2;
+    const bool file = it->is_regular_file(e2), folder = !file && it->is_directory(e2);
+    if (!file && !folder) continue;
+    const auto size = file ? it->file_size(e2) : 0;
+    listing += std::to_string(e2 ? 0 : size) + "\t" + it->path().string() + "\n";
+  }
+  return listing;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tree_bench: every tree traversal variant on power-law, deep, k-ary and real trees"};
+  std::vector<std::string> specs = {"random:4194304:powerlaw", "path:100000", "kary:8:7"};
+  std::string real_dir = "/usr", json_path;
+  int reps = 5;
+  app.add_option("--trees", specs, "tree specs (as tree --tree takes them)")->delimiter(',')->capture_default_str();
+  app.add_option("--real", real_dir, "folder listed as the real path tree (empty: none)")->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  return cdpkit::harness::run_program("tree_bench", app, argc, argv, [&] {
+    cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
+    cdpkit::launch_runtime runtime;
+    auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
+    struct input {
+      std::string name;
+      cdpkit::tree t;
+    };
+    std::vector<input> inputs;
+    for (const auto& spec : specs) inputs.push_back({spec, cdpkit::load_tree(spec)});
+    if (!real_dir.empty()) {
+      const std::string listing = list_directory(real_dir);
+      if (listing.empty()) std::cout << "(" << real_dir << " could not be listed: the real path tree is skipped)\n";
+      else inputs.push_back({"paths:" + real_dir, cdpkit::parse_path_list(listing, "listing of " + real_dir)});
+    }
+    bool ok = true;
+    for (const auto& in : inputs) {
+      const auto c = cdpkit::harness::make_tree_case(in.name, in.t);
+      const cdpkit::device_tree dt(in.t);
+      std::vector<cdpkit::tree_options> runs;
+      for (const auto op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
+        for (const auto v : cdpkit::all_tree_variants()) {
+          cdpkit::tree_options o;
+          o.variant = v;
+          o.op = op;
+          runs.push_back(o);
+        }
+        if (in.name.rfind("random:", 0) == 0) {
+          for (const auto v : {cdpkit::tree_variant::recursive_threshold, cdpkit::tree_variant::recursive_warp,
+                               cdpkit::tree_variant::recursive_block})
+            for (const std::uint32_t t : {16u, 256u, 4096u}) {
+              cdpkit::tree_options o;
+              o.variant = v;
+              o.op = op;
+              o.threshold = t;
+              runs.push_back(o);
+            }
+        }
+      }
+      const auto results = cdpkit::harness::run_tree_variants(c, dt, runtime, runs, reps);
+      cdpkit::harness::print_tree_results(std::cout, c, results);
+      for (const auto& r : results)
+        doc["rows"].push_back(cdpkit::harness::bench_row_json(cdpkit::harness::to_bench_row(c, r)));
+      ok = ok && cdpkit::harness::all_verified(results);
+    }
+    if (!json_path.empty()) {
+      cdpkit::harness::write_json_file(doc, json_path);
+      std::cout << "\nrows written to " << json_path << "\n";
+    }
+    return ok;
+  });
+}

@@ -1,0 +1,46 @@
+#pragma once
+// The tree runs shared by the sample and the benchmark: run variants on one tree with the
+// measurement protocol, check every run against the CPU reference, print the table.
+
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/measure.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/tree.hpp>
+#include <cdpkit/tree_traversal.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace cdpkit::harness {
+
+/// One tree and its CPU references (both operations).
+struct tree_case {
+  std::string input;  ///< e.g. "random:4194304:powerlaw"
+  const tree* t;
+  tree_top_down top_down;
+  tree_bottom_up bottom_up;
+  std::uint32_t height = 0;
+};
+
+/// The references and the height of `t`.
+tree_case make_tree_case(std::string input, const tree& t);
+
+struct tree_run {
+  tree_options options;
+  measurement m;
+  tree_stats stats;
+};
+
+/// Run each options entry; `collector` (may be null): what to collect beside the timing
+/// (harness::measure), ranges named "tree::<variant>".
+std::vector<tree_run> run_tree_variants(const tree_case& c, const device_tree& dt, launch_runtime& runtime,
+                                        const std::vector<tree_options>& runs, int reps,
+                                        profiling::collector* collector = nullptr);
+
+void print_tree_results(std::ostream& out, const tree_case& c, const std::vector<tree_run>& runs);
+
+bench_row to_bench_row(const tree_case& c, const tree_run& r);
+
+}  // namespace cdpkit::harness
