@@ -10,7 +10,8 @@
 //    be a tree (children sorted and listed once under their parent, one root, every node
 //    reachable), and the CPU references must agree with each other (the root's subtree is the
 //    whole tree, a node's depth is its parent's + 1).
-// 4. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/3, /2 and /1); on success the findings, the HTML report and
+// 4. points: parse_points(text); accepted points must be finite.
+// 5. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/3, /2 and /1); on success the findings, the HTML report and
 //    the Chrome trace (which must be valid JSON). A format_error must name the file.
 //
 // A failed check throws check_failure, which the driver reports like a crash.
@@ -19,6 +20,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
+#include <cdpkit/quadtree.hpp>
 #include <cdpkit/tree.hpp>
 #include <cdpkit/report/analysis.hpp>
 #include <cdpkit/report/html.hpp>
@@ -26,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <stdexcept>
@@ -183,6 +186,35 @@ std::vector<named_input> parent_seeds() {
   return {
       {"a small tree with values", "# p\n-1 10\n0 20\n0 30\n1 40\n"},
       {"no values, blank lines", "2\n\n2\n-1\n0\n"},
+  };
+}
+
+bool run_points(const std::string& text) {
+  const std::vector<point2> points = parse_points(text, "fuzz.xyz");
+  check(!points.empty(), "points: accepted without points");
+  for (const auto& p : points) check(std::isfinite(p.x) && std::isfinite(p.y), "points: a coordinate not finite");
+  if (points.size() <= (1u << 12)) {  // and a small build follows the definition's first rule
+    const quadtree q = quadtree_reference(points, {});
+    std::uint64_t covered = 0;
+    for (const auto& l : q.leaves) covered += l.end - l.begin;
+    check(covered == points.size(), "points: the reference quadtree's leaves do not cover every point once");
+  }
+  return true;
+}
+
+std::vector<named_input> point_regressions() {
+  return {
+      {"a 1 MB number", std::string(1 << 20, '7') + " 1\n"},
+      {"1e38 and -1e38", "1e38 -1e38\n-1e38 1e38\n"},
+      {"denormals", "1e-45 1e-45\n0 0\n"},
+      {"an OBJ with only faces", "o x\nf 1 2 3\n"},
+  };
+}
+
+std::vector<named_input> point_seeds() {
+  return {
+      {"xy and xyz", "# p\n0 1\n2.5 -3 7\n1e3\t4\r\n"},
+      {"an OBJ mesh", "mtllib m.mtl\no cube\nv 1 2 3\nvn 0 0 1\nv -1 0.5 2\nf 1 2 3\n"},
   };
 }
 
@@ -358,6 +390,7 @@ const std::vector<target>& targets() {
       {"edge_list", run_edge_list, el_regressions, el_seeds, 4096},
       {"path_list", run_path_list, path_regressions, path_seeds, 4096},
       {"parent_array", run_parent_array, parent_regressions, parent_seeds, 4096},
+      {"points", run_points, point_regressions, point_seeds, 4096},
       {"profile", run_profile, profile_regressions, profile_seeds, 32768},
   };
   return all;
