@@ -1,0 +1,69 @@
+// quadtree_bench — every quadtree build variant in one process: 2^22 points uniform and
+// clustered (the goal: the best CDP variant within 1.5x of the Morton build), a line and all
+// points equal (degenerate: refined to max_depth), with a threshold sweep on the clustered set.
+// JSON in the docs/bench-format.md shape.
+//
+//   quadtree_bench --json quadtree.json
+
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/program.hpp>
+#include <cdpkit/harness/quadtree_runs.hpp>
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/quadtree.hpp>
+#include <cdpkit/quadtree_build.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  CLI::App app{"quadtree_bench: every quadtree build variant on uniform, clustered and degenerate points"};
+  std::vector<std::string> specs = {"uniform:4194304", "clustered:4194304", "line:1048576", "equal:1048576"};
+  cdpkit::quadtree_params params;
+  std::string json_path;
+  int reps = 5;
+  app.add_option("--points", specs, "point specs (as quadtree --points takes them)")->delimiter(',')->capture_default_str();
+  app.add_option("--max-depth", params.max_depth, "deepest level")->capture_default_str()->check(CLI::Range(0u, cdpkit::max_quadtree_depth));
+  app.add_option("--min-points", params.min_points, "a node with more points splits")->capture_default_str();
+  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  return cdpkit::harness::run_program("quadtree_bench", app, argc, argv, [&] {
+    cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
+    cdpkit::launch_runtime runtime;
+    auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
+    bool ok = true;
+    for (const auto& spec : specs) {
+      const auto points = cdpkit::load_points(spec);
+      const auto c = cdpkit::harness::make_quadtree_case(spec, points, params);
+      const cdpkit::device_points dp(points);
+      std::vector<cdpkit::quadtree_options> runs;
+      for (const auto v : cdpkit::all_quadtree_variants()) {
+        cdpkit::quadtree_options o;
+        o.variant = v;
+        runs.push_back(o);
+      }
+      if (spec.rfind("clustered:", 0) == 0)
+        for (const std::uint32_t t : {256u, 1024u, 16384u, 65536u}) {
+          cdpkit::quadtree_options o;
+          o.variant = cdpkit::quadtree_variant::thresholded;
+          o.threshold = t;
+          runs.push_back(o);
+        }
+      const auto results = cdpkit::harness::run_quadtree_variants(c, dp, runtime, runs, reps);
+      cdpkit::harness::print_quadtree_results(std::cout, c, results);
+      for (const auto& r : results)
+        doc["rows"].push_back(cdpkit::harness::bench_row_json(cdpkit::harness::to_bench_row(c, r)));
+      ok = ok && cdpkit::harness::all_verified(results);
+    }
+    if (!json_path.empty()) {
+      cdpkit::harness::write_json_file(doc, json_path);
+      std::cout << "\nrows written to " << json_path << "\n";
+    }
+    return ok;
+  });
+}

@@ -1,0 +1,44 @@
+#pragma once
+// The quadtree runs shared by the sample and the benchmark: build with each variant under the
+// measurement protocol, check every build against the CPU reference, print the table.
+
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/measure.hpp>
+#include <cdpkit/launch.hpp>
+#include <cdpkit/profiling/profile.hpp>
+#include <cdpkit/quadtree.hpp>
+#include <cdpkit/quadtree_build.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace cdpkit::harness {
+
+/// One point set, its parameters and the CPU reference tree.
+struct quadtree_case {
+  std::string input;  ///< e.g. "clustered:4194304"
+  const std::vector<point2>* points;
+  quadtree_params params;
+  quadtree reference;
+};
+
+quadtree_case make_quadtree_case(std::string input, const std::vector<point2>& points, const quadtree_params& params);
+
+struct quadtree_run {
+  quadtree_options options;
+  measurement m;
+  quadtree_stats stats;
+};
+
+/// Run each options entry (their params replaced by the case's); `collector` may be null; ranges
+/// are named "quadtree::<variant>".
+std::vector<quadtree_run> run_quadtree_variants(const quadtree_case& c, const device_points& dp, launch_runtime& runtime,
+                                                const std::vector<quadtree_options>& runs, int reps,
+                                                profiling::collector* collector = nullptr);
+
+void print_quadtree_results(std::ostream& out, const quadtree_case& c, const std::vector<quadtree_run>& runs);
+
+bench_row to_bench_row(const quadtree_case& c, const quadtree_run& r);
+
+}  // namespace cdpkit::harness
