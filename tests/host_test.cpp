@@ -5,6 +5,8 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/bfs/sites.hpp>
+#include <cdpkit/quadtree/sites.hpp>
+#include <cdpkit/tree/sites.hpp>
 #include <cdpkit/launch/sites.hpp>
 #include <cdpkit/harness/segment_workload.hpp>
 #include <cdpkit/loop_to_child.hpp>
@@ -161,13 +163,19 @@ TEST_CASE("each area registers its own site names, with the ids and names of the
                         expected{sites::l2c_flat_items, 12, "loop_to_child.flat_items"},
                         expected{sites::bfs_neighbors, 16, "bfs.neighbors"},
                         expected{sites::bfs_level, 17, "bfs.level"},
-                        expected{sites::bfs_driver, 18, "bfs.driver"}}) {
+                        expected{sites::bfs_driver, 18, "bfs.driver"},
+                        expected{sites::quadtree_nodes, 5, "quadtree.nodes"},
+                        expected{sites::tree_children, 13, "tree.children"},
+                        expected{sites::tree_level, 14, "tree.level"},
+                        expected{sites::tree_driver, 15, "tree.driver"},
+                        expected{sites::tree_walk, 19, "tree.walk"},
+                        expected{sites::tree_child_nodes, 27, "tree.child_nodes"}}) {
     CAPTURE(e.name);
     CHECK(e.id == e.value);
     CHECK(sites::site_name(e.id) == e.name);
   }
   CHECK(sites::first_user_site == 32);
-  CHECK(sites::site_name(5) == "site.5");  // an id no area registered
+  CHECK(sites::site_name(6) == "site.6");  // an id no area registered
   // registration is idempotent; an id claimed under another name, or a user id, is refused
   cdpkit::loop_to_child::register_site_names();
   cdpkit::bfs_sites::register_site_names();
@@ -209,8 +217,8 @@ cdpkit::trace_snapshot constructed_snapshot() {
   s.pending_launch_limit = 2048;
   s.pending_budget = 2048;
   s.max_depth = 24;
-  s.records.push_back({1000, 0, cdpkit::no_record, 1, 256, 300, 2, 1, 0, 0, 0});
-  s.records.push_back({1500, 1, 0, 1, 256, 5, 2, 2, 0, 3, 69});
+  s.records.push_back({1000, 0, cdpkit::no_record, 1, 256, 300, 2, 1, 0, 0, 0, cdpkit::no_time_start, cdpkit::no_time_end});
+  s.records.push_back({1500, 1, 0, 1, 256, 5, 2, 2, 0, 3, 69, cdpkit::no_time_start, cdpkit::no_time_end});
   return s;
 }
 

@@ -241,8 +241,8 @@ TEST_CASE("a trace built on the host goes through the profile writer and the rep
   s.max_depth = 24;
   s.records.push_back({123456789012345ull, 0, cdpkit::no_record, 4, 1024, 4096, 2, 1, 1, 0, 0,
                        123456789012400ull, 123456789019400ull});
-  s.records.push_back({123456789012999ull, 1, 0, 1, 32, 7, 2, 2, 3, 1, 0});
-  s.records.push_back({123456789013999ull, 2, 1, 0, 256, 300, 2, 3, 0, 3, 69});
+  s.records.push_back({123456789012999ull, 1, 0, 1, 32, 7, 2, 2, 3, 1, 0, cdpkit::no_time_start, cdpkit::no_time_end});
+  s.records.push_back({123456789013999ull, 2, 1, 0, 256, 300, 2, 3, 0, 3, 69, cdpkit::no_time_start, cdpkit::no_time_end});
   SUBCASE("every record") {
     const rep::profile prof = through_a_file(s, "host.json", 16384);
     check_trace(*prof.runs[1].trace, s, 16384);

@@ -41,6 +41,8 @@ std::size_t lines(const std::string& text) {
 
 const std::string l2c = CDPKIT_SAMPLE_LOOP_TO_CHILD;
 const std::string bfs = CDPKIT_SAMPLE_BFS;
+const std::string tree = CDPKIT_SAMPLE_TREE;
+const std::string quadtree = CDPKIT_SAMPLE_QUADTREE;
 
 }  // namespace
 
@@ -75,9 +77,27 @@ TEST_CASE("a bad input value is one line naming the program and exit 2, before a
   CHECK(b.output.rfind("bfs: ", 0) == 0);
 }
 
+TEST_CASE("a bad tree or point spec, or a file that is not one, is one line naming the program and exit 2") {
+  for (const auto& [command, message] :
+       {std::pair{tree + " --tree random:12x", std::string("tree: tree spec 'random:12x': node count '12x' is not a "
+                                                           "non-negative integer (or 2^K)")},
+        std::pair{tree + " --tree parents:/nonexistent", std::string("tree: /nonexistent: cannot open")},
+        std::pair{tree + " --op sideways", std::string("tree: unknown tree operation 'sideways'")},
+        std::pair{quadtree + " --points gauss:10", std::string("quadtree: point spec 'gauss:10': unknown kind 'gauss'")},
+        std::pair{quadtree + " --points file:/", std::string("quadtree: /: is a directory, not a regular file")}}) {
+    CAPTURE(command);
+    const auto r = run(command);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find(message) != std::string::npos, r.output);
+    CHECK(r.output.find(".cpp:") == std::string::npos);
+  }
+}
+
 TEST_CASE("every program answers --version with its name and the cdpkit version, exit 0") {
   for (const auto& [program, name] : {std::pair{l2c, std::string("loop_to_child (cdpkit ")},
-                                      std::pair{bfs, std::string("bfs (cdpkit ")}}) {
+                                      std::pair{bfs, std::string("bfs (cdpkit ")},
+                                      std::pair{tree, std::string("tree (cdpkit ")},
+                                      std::pair{quadtree, std::string("quadtree (cdpkit ")}}) {
     const auto r = run(program + " --version");
     CHECK(r.exit_code == 0);
     CHECK(r.output.rfind(name, 0) == 0);
@@ -95,11 +115,17 @@ TEST_CASE("--variant takes a comma-separated list and names the bad entry") {
   const auto b = run(bfs + " --variant all,nonsense");
   CHECK(b.exit_code == 2);
   CHECK(b.output.find("'nonsense'") != std::string::npos);
+  for (const std::string& program : {tree, quadtree}) {
+    const auto t = run(program + " --variant all,nonsense");
+    CHECK(t.exit_code == 2);
+    CHECK(t.output.find("'nonsense'") != std::string::npos);
+  }
 }
 
 TEST_CASE("without a GPU a program says so in one line and exits 3" *
           doctest::skip(cdpkit_test::gpu_available())) {
-  for (const std::string& program : {l2c, bfs}) {
+  for (const std::string& program :
+       {l2c, bfs, tree + " --tree kary:2:3", quadtree + " --points uniform:100"}) {
     CAPTURE(program);
     const auto r = run(program + " --reps 1");
     CHECK(r.exit_code == 3);

@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
                                                            cdpkit::parse_quadtree_variant);
     const auto collect_options = collect.options();
 
-    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
-    std::cout << "loading " << points_spec << " ..." << std::endl;
+    // the input first: a bad spec or file is one line and exit 2, with or without a GPU
     const std::vector<cdpkit::point2> points = cdpkit::load_points(points_spec, seed);
+    cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU
     const auto c = cdpkit::harness::make_quadtree_case(points_spec, points, params);
 
     cdpkit::launch_runtime runtime(config);

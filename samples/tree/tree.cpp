@@ -75,9 +75,9 @@ int main(int argc, char** argv) {
                                 std::to_string(child_block_threads));
     const auto collect_options = collect.options();
 
-    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
-    std::cout << "loading " << tree_spec << " ..." << std::endl;
+    // the input first: a bad spec or file is one line and exit 2, with or without a GPU
     const cdpkit::tree t = cdpkit::load_tree(tree_spec, seed);
+    cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU
     const auto c = cdpkit::harness::make_tree_case(tree_spec, t);
 
     cdpkit::launch_runtime runtime(config);
