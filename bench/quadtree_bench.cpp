@@ -1,7 +1,8 @@
 // quadtree_bench — every quadtree build variant in one process: 2^22 points uniform and
 // clustered (the goal: the best CDP variant within 1.5x of the Morton build), a line and all
-// points equal (degenerate: refined to max_depth), with a threshold sweep on the clustered set.
-// JSON in the docs/bench-format.md shape.
+// points equal (degenerate: refined to max_depth), the vertices of real meshes (CGAL's demo data,
+// scripts/real-points; skipped with a message when absent), with a threshold sweep on the
+// clustered set. JSON in the docs/bench-format.md shape.
 //
 //   quadtree_bench --json quadtree.json
 
@@ -17,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -25,19 +27,27 @@ int main(int argc, char** argv) {
   CLI::App app{"quadtree_bench: every quadtree build variant on uniform, clustered and degenerate points"};
   std::vector<std::string> specs = {"uniform:4194304", "clustered:4194304", "line:1048576", "equal:1048576"};
   cdpkit::quadtree_params params;
-  std::string json_path;
+  std::string json_path, meshes_dir = "out/data/meshes";
   int reps = 5;
   app.add_option("--points", specs, "point specs (as quadtree --points takes them)")->delimiter(',')->capture_default_str();
   app.add_option("--max-depth", params.max_depth, "deepest level")->capture_default_str()->check(CLI::Range(0u, cdpkit::max_quadtree_depth));
   app.add_option("--min-points", params.min_points, "a node with more points splits")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  app.add_option("--meshes", meshes_dir, "folder of the real meshes (scripts/real-points; skipped when absent)")
+      ->capture_default_str();
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
   return cdpkit::harness::run_program("quadtree_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
     cdpkit::launch_runtime runtime;
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     bool ok = true;
-    for (const auto& spec : specs) {
+    std::vector<std::string> inputs = specs;
+    for (const char* mesh : {"armadillo.off", "bunny00.off", "refined_elephant.off"}) {
+      const std::string path = meshes_dir + "/" + mesh;
+      if (std::filesystem::exists(path)) inputs.push_back("file:" + path);
+      else std::cout << "(" << path << " not found: skipped; scripts/real-points fetches it)\n";
+    }
+    for (const auto& spec : inputs) {
       const auto points = cdpkit::load_points(spec);
       const auto c = cdpkit::harness::make_quadtree_case(spec, points, params);
       const cdpkit::device_points dp(points);

@@ -12,6 +12,7 @@
 #include <cdpkit/quadtree/sites.hpp>
 #include <cdpkit/quadtree_build.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,21 @@ TEST_CASE("every quadtree variant builds the reference tree on every distributio
   params.max_depth = 20;
   params.min_points = 4;
   check_all_variants(cdpkit::make_points(50000, cdpkit::point_distribution::clustered, 4), params, "clustered, depth 20");
+}
+
+TEST_CASE("every quadtree variant builds the reference tree over real meshes' vertices" * CDPKIT_GPU_CASE) {
+  const std::string dir = CDPKIT_REAL_POINTS_DIR;
+  cdpkit::quadtree_params params;
+  params.max_depth = 16;
+  params.min_points = 8;
+  for (const char* mesh : {"armadillo.off", "bunny00.off"}) {
+    const std::string path = dir + "/" + mesh;
+    if (!std::filesystem::exists(path)) {
+      MESSAGE("skipped: " << path << " is absent (scripts/real-points fetches it)");
+      continue;
+    }
+    check_all_variants(cdpkit::read_points(path), params, mesh);
+  }
 }
 
 TEST_CASE("all points equal: every quadtree variant stops at max_depth with one leaf" * CDPKIT_GPU_CASE) {

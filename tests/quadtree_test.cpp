@@ -11,6 +11,7 @@
 #include <cdpkit/quadtree.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -83,7 +84,7 @@ TEST_CASE("point files and OBJ meshes parse, and malformed ones name the line") 
   CHECK(cdpkit::parse_points(obj, "m.obj") == std::vector<point2>{{1, 2}, {-1, 0.5f}});
   const auto error = [](const std::string& text) { return input_error_of([&] { return cdpkit::parse_points(text, "p"); }); };
   CHECK(error("") == "p: no points (the file is empty, or only blank lines and comments)");
-  CHECK(error("o empty\nvn 0 0 1\n") == "p: a mesh without vertices ('v x y z' lines)");
+  CHECK(error("o empty\nvn 0 0 1\n") == "p: a mesh without vertices");
   CHECK(error("0 1\n7\n") == "p:2: one number where a point needs 2 (x y) or 3 (x y z)");
   CHECK(error("0 1 2 3\n") == "p:1: more than 3 numbers (expected x y or x y z)");
   CHECK(error("0 1\n0 y\n") == "p:2: y 'y' is not a number");
@@ -91,6 +92,41 @@ TEST_CASE("point files and OBJ meshes parse, and malformed ones name the line") 
   CHECK(error("0 nan\n") == "p:1: y 'nan' is not a finite single-precision number");
   CHECK(error("v 1\n") == "p:1: one number where a point needs 2 (x y) or 3 (x y z)");
   CHECK(error("v\n") == "p:1: a vertex line without coordinates");
+}
+
+TEST_CASE("OFF meshes give their vertices as points, and malformed ones name the line") {
+  const std::string tri = "OFF\n# a triangle\n3 1 0\n0 0 0\n1 0 0\n0 1 0 255 0 0\n3 0 1 2\n";
+  CHECK(cdpkit::parse_points(tri, "t.off") == std::vector<point2>{{0, 0}, {1, 0}, {0, 1}});
+  CHECK(cdpkit::parse_points("OFF 2 0 0\n5 6 7\n8 9 10\n", "t.off") == std::vector<point2>{{5, 6}, {8, 9}});
+  CHECK(cdpkit::parse_points("COFF\n1 0 0\n1 2 3 0 0 0 1\n", "t.off") == std::vector<point2>{{1, 2}});
+  const auto error = [](const std::string& text) { return input_error_of([&] { return cdpkit::parse_points(text, "t.off"); }); };
+  CHECK(error("OFF\n") == "t.off:1: an OFF file without its counts line");
+  CHECK(error("OFF\n3 1 0\n0.000000 0.000000 0.000000\n") ==
+        "t.off:3: truncated: the counts line declares 3 vertices, the file has 1");
+  CHECK(error("OFF\n4000000000 0 0\n0 0 0\n") ==
+        "t.off:2: the counts line declares 4000000000 vertices; the rest of the file holds at most 2");
+  CHECK(error("OFF\nx 0 0\n") == "t.off:2: OFF vertex count 'x' is not a non-negative integer");
+  CHECK(error("OFF\n0 0 0\n") == "t.off: a mesh without vertices");
+}
+
+TEST_CASE("the real meshes' vertices build quadtrees that follow the definition") {
+  const std::string dir = CDPKIT_REAL_POINTS_DIR;
+  for (const char* mesh : {"armadillo.off", "bunny00.off", "refined_elephant.off"}) {
+    const std::string path = dir + "/" + mesh;
+    if (!std::filesystem::exists(path)) {
+      MESSAGE("skipped: " << path << " is absent (scripts/real-points fetches it)");
+      continue;
+    }
+    CAPTURE(path);
+    const auto points = cdpkit::read_points(path);
+    CHECK(points.size() > 10000);
+    cdpkit::quadtree_params params;
+    params.max_depth = 16;
+    params.min_points = 8;
+    const quadtree q = cdpkit::quadtree_reference(points, params);
+    check_definition(points, q);
+    CHECK(q.height > 5u);
+  }
 }
 
 TEST_CASE("point specs name each generator and files, and bad specs say why") {

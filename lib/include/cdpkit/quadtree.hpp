@@ -49,11 +49,13 @@ struct point_read_options {
 };
 
 /// Points from text: one point per line, "x y" or "x y z" (z ignored), blank lines and '#'
-/// comments skipped; or a Wavefront OBJ mesh (the text's first non-comment line starts with a
-/// keyword such as "v", "vn", "o", "g", "mtllib"), whose vertices "v x y z" are the points (every
-/// other line ignored). Throws cdpkit::input_error "NAME:LINE: reason" for a coordinate that is
-/// not a finite number, a line with fewer than 2 or more than 3 numbers, no points at all, or more
-/// than max_quadtree_points points.
+/// comments skipped; or a mesh whose vertices are the points (x and y of each): Geomview OFF
+/// (first line "OFF", or COFF, NOFF...; then "VERTICES FACES EDGES", the vertices, the faces,
+/// which are ignored), or Wavefront OBJ (the first non-comment line starts with a keyword such as
+/// "v", "vn", "o", "g", "mtllib"; vertices "v x y z", every other line ignored). Throws
+/// cdpkit::input_error "NAME:LINE: reason" for a coordinate that is not a finite number, a line
+/// with fewer than 2 or (plain points) more than 3 numbers, an OFF vertex count the file cannot
+/// hold or does not hold, no points at all, or more than max_quadtree_points points.
 std::vector<point2> parse_points(const std::string& text, const std::string& name);
 
 /// parse_points over the file at `path`. Throws cdpkit::input_error naming the path when it
@@ -61,7 +63,7 @@ std::vector<point2> parse_points(const std::string& text, const std::string& nam
 std::vector<point2> read_points(const std::string& path, const point_read_options& options = {});
 
 /// Points by specification: "uniform:N", "clustered:N[:BLOBS]", "line:N", "equal:N" (N decimal or
-/// 2^K), or "file:PATH" / a path (parse_points). Throws cdpkit::input_error naming the spec and
+/// 2^K), or "file:PATH" / a path (parse_points: points, OFF or OBJ). Throws cdpkit::input_error naming the spec and
 /// the reason (or the file and line).
 std::vector<point2> load_points(const std::string& spec, std::uint64_t seed = 1, const point_read_options& options = {});
 

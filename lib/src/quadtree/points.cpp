@@ -105,12 +105,43 @@ std::vector<point2> parse_points(const std::string& text, const std::string& nam
       detail::fail_at(name, at, std::string(what) + " '" + s + "' is not a finite single-precision number");
     return static_cast<float>(v);
   };
+  std::uint64_t off_vertices = 0;  // an OFF mesh: the vertices still to read (then the faces, ignored)
+  bool off = false;
   while (lines.next(line)) {
     const std::uint64_t at = lines.number();
     std::string_view s = line;
     detail::skip_blanks(s);
     if (s.empty() || s.front() == '#') continue;
     std::string_view first = detail::next_token(s);
+    if (obj < 0 && !off && first.size() >= 3 && first.substr(first.size() - 3) == "OFF") {
+      // OFF (Geomview; also COFF, NOFF, ...): "OFF", then "VERTICES FACES EDGES", the vertices,
+      // the faces
+      off = true;
+      obj = 0;
+      if (detail::next_token(s).empty()) {  // the counts on the next line
+        while (lines.next(line)) {
+          s = line;
+          detail::skip_blanks(s);
+          if (!s.empty() && s.front() != '#') break;
+        }
+        if (s.empty() || s.front() == '#') detail::fail_at(name, lines.number(), "an OFF file without its counts line");
+      } else {
+        s = line;
+        detail::skip_blanks(s);
+        (void)detail::next_token(s);
+      }
+      const std::uint64_t counts_line = lines.number();
+      off_vertices = detail::parse_unsigned(detail::next_token(s), max_quadtree_points, "OFF vertex count", name, counts_line);
+      // a vertex line takes at least 6 bytes ("0 0 0\n"): a count beyond that is not this file's
+      if (off_vertices > lines.remaining() / 6 + 1)
+        detail::fail_at(name, counts_line, "the counts line declares " + std::to_string(off_vertices) +
+                                               " vertices; the rest of the file holds at most " +
+                                               std::to_string(lines.remaining() / 6 + 1));
+      out.reserve(static_cast<std::size_t>(off_vertices));
+      if (off_vertices == 0) break;
+      continue;
+    }
+    if (off && out.size() == off_vertices) break;  // the faces
     if (obj < 0) {
       const bool keyword = !first.empty() && std::isalpha(static_cast<unsigned char>(first.front())) &&
                            first != "nan" && first != "inf";
@@ -126,7 +157,7 @@ std::vector<point2> parse_points(const std::string& text, const std::string& nam
     const std::string_view fourth = detail::next_token(s);
     if (second.empty()) detail::fail_at(name, at, "one number where a point needs 2 (x y) or 3 (x y z)");
     // OBJ vertices may carry a w or colours after x y z; plain point lines have at most 3 numbers
-    if (obj == 0 && !fourth.empty()) detail::fail_at(name, at, "more than 3 numbers (expected x y or x y z)");
+    if (obj == 0 && !off && !fourth.empty()) detail::fail_at(name, at, "more than 3 numbers (expected x y or x y z)");
     point2 p;
     p.x = number(first, "x", at);
     p.y = number(second, "y", at);
@@ -135,9 +166,12 @@ std::vector<point2> parse_points(const std::string& text, const std::string& nam
       detail::fail_at(name, at, "more than the " + std::to_string(max_quadtree_points) + " points a quadtree may have");
     out.push_back(p);
   }
+  if (off && out.size() != off_vertices)
+    detail::fail_at(name, lines.number(), "truncated: the counts line declares " + std::to_string(off_vertices) +
+                                              " vertices, the file has " + std::to_string(out.size()));
   if (out.empty())
-    throw input_error(name + (obj == 1 ? ": a mesh without vertices ('v x y z' lines)"
-                                       : ": no points (the file is empty, or only blank lines and comments)"));
+    throw input_error(name + (obj == 1 || off ? ": a mesh without vertices"
+                                              : ": no points (the file is empty, or only blank lines and comments)"));
   return out;
 }
 
