@@ -80,8 +80,9 @@ class device_points {
 /// Buffers for builds over one set of device points, reused across runs. Move-only RAII.
 class quadtree_engine {
  public:
-  /// Throws cdpkit::input_error when the device has not enough free memory (about 56 bytes per
-  /// point), cdpkit::cuda_error on allocation failure. `points` must outlive the engine.
+  /// Throws cdpkit::input_error for more than 2^31 - 1 points or when the device has not enough
+  /// free memory (about 56 bytes per point), cdpkit::cuda_error on allocation failure. `points`
+  /// must outlive the engine.
   explicit quadtree_engine(const device_points& points);
   ~quadtree_engine();
   quadtree_engine(quadtree_engine&&) noexcept;

@@ -46,6 +46,13 @@ struct quad_args {
   quadtree_variant variant;
 };
 
+/// Push a node on the block's stack (thread 0); a full stack (impossible within 3 entries per
+/// level) raises device_error_queue_overflow and drops nothing silently.
+__device__ __forceinline__ void push_node(const launch_context& ctx, quad_node* stack, int& top, const quad_node& v) {
+  if (top < stack_capacity) stack[top++] = v;
+  else raise_device_error(ctx, device_error_queue_overflow);
+}
+
 __device__ void append_leaf(const quad_args& a, const quad_node& v) {
   const unsigned int k = atomicAdd(&a.counters[0], 1u);
   a.leaves[k] = {v.code, v.begin, v.end, v.depth, v.depth & 1u};
@@ -84,8 +91,17 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
     __syncthreads();
     const std::uint32_t shift = 2 * (a.max_depth - v.depth - 1);
     const unsigned int src = v.depth & 1u, dst = src ^ 1u;
-    for (std::uint32_t k = v.begin + threadIdx.x; k < v.end; k += blockDim.x)
-      atomicAdd(&count[(a.codes[src][k] >> shift) & 3u], 1u);
+    const unsigned int lane = threadIdx.x & 31u;
+    // one shared atomic per quadrant per warp step (clustered points all fall in one quadrant)
+    // (whole warps step together: the loop bound is the block's, blockDim a multiple of 32)
+    for (std::uint32_t base = v.begin; base < v.end; base += blockDim.x) {
+      const std::uint32_t k = base + threadIdx.x;
+      const unsigned int q = k < v.end ? static_cast<unsigned int>((a.codes[src][k] >> shift) & 3u) : 4u;
+      for (unsigned int c = 0; c < 4; ++c) {
+        const unsigned int same = __ballot_sync(0xffffffffu, q == c);
+        if (same != 0 && lane == static_cast<unsigned int>(__ffs(same) - 1)) atomicAdd(&count[c], __popc(same));
+      }
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
       fill[0] = 0;
@@ -95,11 +111,25 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
     unsigned int start[4];
     for (int q = 0; q < 4; ++q) start[q] = fill[q];  // (read before the scatter moves fill)
     __syncthreads();
-    for (std::uint32_t k = v.begin + threadIdx.x; k < v.end; k += blockDim.x) {
-      const std::uint64_t c = a.codes[src][k];
-      const unsigned int pos = atomicAdd(&fill[(c >> shift) & 3u], 1u);
-      a.codes[dst][v.begin + pos] = c;
-      a.ids[dst][v.begin + pos] = a.ids[src][k];
+    for (std::uint32_t base = v.begin; base < v.end; base += blockDim.x) {
+      const std::uint32_t k = base + threadIdx.x;
+      const bool valid = k < v.end;
+      const std::uint64_t code = valid ? a.codes[src][k] : 0;
+      const unsigned int q = valid ? static_cast<unsigned int>((code >> shift) & 3u) : 4u;
+      unsigned int pos = 0;
+      for (unsigned int c = 0; c < 4; ++c) {  // the warp's points of quadrant c take one range
+        const unsigned int same = __ballot_sync(0xffffffffu, q == c);
+        if (same == 0) continue;
+        const unsigned int leader = static_cast<unsigned int>(__ffs(same) - 1);
+        unsigned int first = 0;
+        if (lane == leader) first = atomicAdd(&fill[c], __popc(same));
+        first = __shfl_sync(0xffffffffu, first, leader);
+        if (q == c) pos = first + __popc(same & ((1u << lane) - 1u));
+      }
+      if (valid) {
+        a.codes[dst][v.begin + pos] = code;
+        a.ids[dst][v.begin + pos] = a.ids[src][k];
+      }
     }
     __threadfence();  // the scatter, before a child grid (launched by thread 0) reads it
     __syncthreads();
@@ -117,7 +147,7 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
         refine_body body{a, {split[s]}, 1};
         if (!launch_child(ctx, sites::quadtree_nodes, dim3(1), dim3(node_threads), stream_kind::fire_and_forget, body,
                           0u, split[s].end - split[s].begin))
-          stack[top++] = split[s];
+          push_node(ctx, stack, top, split[s]);
       }
     } else {
       refine_body body{a, {}, 0};
@@ -127,12 +157,12 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
           body.nodes[body.count++] = split[s];
           work += split[s].end - split[s].begin;
         } else {
-          stack[top++] = split[s];
+          push_node(ctx, stack, top, split[s]);
         }
       }
       if (body.count > 0 && !launch_child(ctx, sites::quadtree_nodes, dim3(body.count), dim3(node_threads),
                                           stream_kind::fire_and_forget, body, 0u, work))
-        for (std::uint32_t s = 0; s < body.count; ++s) stack[top++] = body.nodes[s];
+        for (std::uint32_t s = 0; s < body.count; ++s) push_node(ctx, stack, top, body.nodes[s]);
     }
   }
 }
@@ -241,6 +271,8 @@ struct quadtree_engine::buffers {
 quadtree_engine::quadtree_engine(const device_points& points) : points_(&points), b_(std::make_unique<buffers>()) {
   quadtree_sites::register_site_names();
   const std::uint64_t n = points.size();
+  if (n > 0x7fffffffull)  // CUB's sort counts items in an int here
+    throw input_error("quadtree_engine: " + std::to_string(n) + " points; at most 2^31 - 1 are built on the GPU");
   std::size_t temp = 0;
   cub::DoubleBuffer<std::uint64_t> keys(nullptr, nullptr);
   cub::DoubleBuffer<std::uint32_t> values(nullptr, nullptr);

@@ -129,7 +129,7 @@ template <group_kind Kind>
 __device__ launch_result launch_node(const launch_context& ctx, const recursion_args& a, std::uint32_t v) {
   const std::uint32_t len = a.t.count(v);
   const node_group g{nullptr, nullptr, 1, a.t.off[v], len};
-  const auto blocks = (len + a.child_block_threads - 1) / a.child_block_threads;
+  const auto blocks = static_cast<unsigned int>((std::uint64_t{len} + a.child_block_threads - 1) / a.child_block_threads);
   return launch_child(ctx, sites::tree_children, dim3(blocks), dim3(a.child_block_threads), stream_kind::fire_and_forget,
                       generation_body<Kind>{a, g}, 0u, len);
 }
@@ -238,30 +238,40 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
     const unsigned long long total = __shfl_sync(full, incl, 31);
     int launched = 0;
     if (total > a.threshold && total <= 0xffffffffull) {
+      // the group's owners: the lanes whose node has children, compacted (2 pool words each)
+      const unsigned int has = __ballot_sync(full, len > 0);
+      const unsigned int owners = __popc(has);
+      const unsigned int rank = __popc(has & ((1u << lane) - 1u));
       std::uint32_t* entries = nullptr;
-      if (lane == 0) entries = reserve_pool(a, 64);
+      if (lane == 0) entries = reserve_pool(a, 2 * owners);
       entries = reinterpret_cast<std::uint32_t*>(
           __shfl_sync(full, reinterpret_cast<unsigned long long>(entries), 0));
       if (entries != nullptr) {
-        entries[lane] = static_cast<std::uint32_t>(incl - len);
-        entries[32 + lane] = mine ? a.t.off[v] : 0u;
+        if (len > 0) {
+          entries[rank] = static_cast<std::uint32_t>(incl - len);
+          entries[owners + rank] = a.t.off[v];
+        }
         __threadfence();  // this lane's visit and entries, before the child can read them
         __syncwarp();
         if (lane == 0) {
-          const node_group g{entries, entries + 32, 32, 0, static_cast<std::uint32_t>(total)};
+          const node_group g{entries, entries + owners, owners, 0, static_cast<std::uint32_t>(total)};
           const auto blocks = static_cast<unsigned int>((total + a.child_block_threads - 1) / a.child_block_threads);
           launched = static_cast<bool>(launch_child(ctx, sites::tree_children, dim3(blocks),
                                                     dim3(a.child_block_threads), stream_kind::fire_and_forget,
                                                     generation_body<Kind>{a, g}, 0u,
                                                     static_cast<std::uint32_t>(total)));
-          if (!launched) record_inline_items(ctx, sites::tree_children, total);
         }
         launched = __shfl_sync(full, launched, 0);
       }
+      // not launched (refused, or the pool full): the lanes walk their nodes, as inline items,
+      // without asking again for their own nodes
+      if (!launched && lane == 0) record_inline_items(ctx, sites::tree_children, total);
+      try_start = false;
     }
     if (launched) walked = false;
   } else {  // block
     __shared__ unsigned long long warp_totals[32];
+    __shared__ unsigned int warp_owners[32];
     __shared__ std::uint32_t* block_entries;
     __shared__ int block_launched;
     constexpr unsigned int full = 0xffffffffu;
@@ -272,39 +282,51 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
       const unsigned long long x = __shfl_up_sync(full, incl, d);
       if (lane >= d) incl += x;
     }
+    const unsigned int has = __ballot_sync(full, len > 0);
     if (lane == 31) warp_totals[warp] = incl;
+    if (lane == 0) warp_owners[warp] = __popc(has);
     if (threadIdx.x == 0) {
       block_entries = nullptr;
       block_launched = 0;
     }
     __syncthreads();
     unsigned long long before = 0, total = 0;
+    unsigned int owners_before = 0, owners = 0;
     for (unsigned int w = 0; w < warps; ++w) {
-      if (w < warp) before += warp_totals[w];
+      if (w < warp) {
+        before += warp_totals[w];
+        owners_before += warp_owners[w];
+      }
       total += warp_totals[w];
+      owners += warp_owners[w];
     }
     const unsigned long long excl = before + incl - len;
+    const unsigned int rank = owners_before + __popc(has & ((1u << lane) - 1u));
     if (total > a.threshold && total <= 0xffffffffull) {
-      if (threadIdx.x == 0) block_entries = reserve_pool(a, 2u * blockDim.x);
+      // the group's owners: the threads whose node has children, compacted (2 pool words each)
+      if (threadIdx.x == 0) block_entries = reserve_pool(a, 2 * owners);
       __syncthreads();
       std::uint32_t* entries = block_entries;
       if (entries != nullptr) {
-        entries[threadIdx.x] = static_cast<std::uint32_t>(excl);
-        entries[blockDim.x + threadIdx.x] = mine ? a.t.off[v] : 0u;
+        if (len > 0) {
+          entries[rank] = static_cast<std::uint32_t>(excl);
+          entries[owners + rank] = a.t.off[v];
+        }
         __threadfence();
         __syncthreads();
         if (threadIdx.x == 0) {
-          const node_group g{entries, entries + blockDim.x, blockDim.x, 0, static_cast<std::uint32_t>(total)};
+          const node_group g{entries, entries + owners, owners, 0, static_cast<std::uint32_t>(total)};
           const auto blocks = static_cast<unsigned int>((total + a.child_block_threads - 1) / a.child_block_threads);
           block_launched = static_cast<bool>(launch_child(ctx, sites::tree_children, dim3(blocks),
                                                           dim3(a.child_block_threads), stream_kind::fire_and_forget,
                                                           generation_body<Kind>{a, g}, 0u,
                                                           static_cast<std::uint32_t>(total)));
-          if (!block_launched) record_inline_items(ctx, sites::tree_children, total);
         }
       }
       __syncthreads();
       if (block_launched) walked = false;
+      else if (threadIdx.x == 0) record_inline_items(ctx, sites::tree_children, total);
+      try_start = false;  // (as for warps)
     }
   }
   std::uint32_t steps = 0;
@@ -524,10 +546,10 @@ device_tree::device_tree(const tree& t)
 tree_engine::tree_engine(const device_tree& t) : tree_(&t) {
   tree_sites::register_site_names();
   const std::uint64_t n = std::max<std::uint64_t>(1, t.num_nodes());
-  // groups: a launched group of g owners takes 2g entries; every node owns at most one group
-  // place, and every grid rounds up to whole warps or blocks: 4n + 2^16 is ample, and a full
-  // pool only turns launches into walks (counted)
-  pool_entries_ = 4 * n + (1u << 16);
+  // groups: a group takes 2 entries per owner, and its owners are the nodes with children of
+  // the warp or block that asks (compacted); every node asks at most once: 2n + 2^16 is ample,
+  // and a full pool would only turn launches into walks (counted)
+  pool_entries_ = 2 * n + (1u << 16);
   require_device_memory(n * 24 + pool_entries_ * 4, "tree_engine (" + std::to_string(n) + " nodes)");
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_u32_a_), sizeof(std::uint32_t) * n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_u64_), sizeof(std::uint64_t) * n));
