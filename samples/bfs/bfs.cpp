@@ -100,17 +100,12 @@ int main(int argc, char** argv) {
     cdpkit::profiling::collector collector(collect_options);
     const auto results = cdpkit::harness::run_bfs_variants(c, dgraph, runtime, runs, reps, &collector);
     cdpkit::harness::print_bfs_results(std::cout, c, results);
-    std::vector<cdpkit::harness::collected_row> collected;
-    for (const auto& r : results) collected.push_back({to_string(r.options.choice()), &r.m});
-    cdpkit::harness::print_collected(std::cout, collected, collector);
-    if (!profile_path.empty()) {
-      cdpkit::profiling::profile_document doc("bfs", cdpkit::profiling::device_json());
-      doc.set_collector(collector.profile());
-      for (const auto& r : results)
-        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace, r.m.collected);
-      doc.write(profile_path);
-      std::cout << "profile written to " << profile_path << "\n";
-    }
+    cdpkit::harness::print_collected(
+        std::cout, cdpkit::harness::collected_rows(results, [](const auto& r) { return to_string(r.options.choice()); }),
+        collector);
+    if (!profile_path.empty())
+      cdpkit::harness::write_sample_profile(std::cout, profile_path, "bfs", collector, results,
+                                            [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
     return cdpkit::harness::all_verified(results);
   });
 }

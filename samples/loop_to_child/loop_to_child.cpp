@@ -94,21 +94,16 @@ int main(int argc, char** argv) {
     cdpkit::profiling::collector collector(collect_options);
     const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps, &collector);
     cdpkit::harness::print_results(std::cout, input, workload, results);
-    std::vector<cdpkit::harness::collected_row> collected;
-    for (const auto& r : results) collected.push_back({to_string(r.policy.kind), &r.m});
-    cdpkit::harness::print_collected(std::cout, collected, collector);
+    cdpkit::harness::print_collected(
+        std::cout, cdpkit::harness::collected_rows(results, [](const auto& r) { return std::string(to_string(r.policy.kind)); }),
+        collector);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
               << runtime.pending_budget() << "\n";
 
-    if (!profile_path.empty()) {
-      cdpkit::profiling::profile_document doc("loop_to_child", cdpkit::profiling::device_json());
-      doc.set_collector(collector.profile());
-      for (const auto& r : results)
-        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(input, workload, r)), r.m.trace,
-                    r.m.collected);
-      doc.write(profile_path);
-      std::cout << "profile written to " << profile_path << "\n";
-    }
+    if (!profile_path.empty())
+      cdpkit::harness::write_sample_profile(
+          std::cout, profile_path, "loop_to_child", collector, results,
+          [&](const auto& r) { return cdpkit::harness::to_bench_row(input, workload, r); });
     return cdpkit::harness::all_verified(results);
   });
 }

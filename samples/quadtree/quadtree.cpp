@@ -81,19 +81,15 @@ int main(int argc, char** argv) {
     cdpkit::profiling::collector collector(collect_options);
     const auto results = cdpkit::harness::run_quadtree_variants(c, dp, runtime, runs, reps, &collector);
     cdpkit::harness::print_quadtree_results(std::cout, c, results);
-    std::vector<cdpkit::harness::collected_row> collected;
-    for (const auto& r : results) collected.push_back({cdpkit::to_string(r.options.variant), &r.m});
-    cdpkit::harness::print_collected(std::cout, collected, collector);
+    cdpkit::harness::print_collected(
+        std::cout,
+        cdpkit::harness::collected_rows(results, [](const auto& r) { return std::string(cdpkit::to_string(r.options.variant)); }),
+        collector);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget()
               << ", depth cap " << runtime.config().max_depth << "\n";
-    if (!profile_path.empty()) {
-      cdpkit::profiling::profile_document doc("quadtree", cdpkit::profiling::device_json());
-      doc.set_collector(collector.profile());
-      for (const auto& r : results)
-        doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace, r.m.collected);
-      doc.write(profile_path);
-      std::cout << "profile written to " << profile_path << "\n";
-    }
+    if (!profile_path.empty())
+      cdpkit::harness::write_sample_profile(std::cout, profile_path, "quadtree", collector, results,
+                                            [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
     return cdpkit::harness::all_verified(results);
   });
 }

@@ -117,9 +117,9 @@ int main(int argc, char** argv) {
       const auto c = cdpkit::harness::make_sort_case(type, dist, n, seed, by_key);
       const auto runs = cdpkit::harness::run_quicksort_variants(c, runtime, variants, reps, &collector);
       cdpkit::harness::print_quicksort_results(std::cout, c, runs);
-      std::vector<cdpkit::harness::collected_row> collected;
-      for (const auto& r : runs) collected.push_back({to_string(r.variant), &r.m});
-      cdpkit::harness::print_collected(std::cout, collected, collector);
+      cdpkit::harness::print_collected(
+          std::cout, cdpkit::harness::collected_rows(runs, [](const auto& r) { return std::string(to_string(r.variant)); }),
+          collector);
       for (const auto& r : runs)
         doc.add_run(cdpkit::harness::to_run_info(cdpkit::harness::to_bench_row(c, r)), r.m.trace, r.m.collected);
       ok = ok && cdpkit::harness::all_verified(runs);

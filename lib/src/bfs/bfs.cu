@@ -7,6 +7,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/loop_to_child/frontier.cuh>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/wait.hpp>
 
@@ -18,17 +19,8 @@ namespace cdpkit {
 namespace {
 
 /// Segment i of a frontier: the neighbour list of frontier vertex i.
-struct frontier_segments {
-  const std::uint32_t* d_offsets;
-  const std::uint32_t* d_frontier;
-  std::uint32_t num_segments;
-  __device__ std::uint32_t begin(std::uint32_t i) const { return d_offsets[d_frontier[i]]; }
-  __device__ std::uint32_t end(std::uint32_t i) const { return d_offsets[d_frontier[i] + 1]; }
-};
-
-struct no_pre_op {
-  __device__ void operator()(std::uint32_t) const {}
-};
+using frontier_segments = loop_to_child::id_list_segments;
+using loop_to_child::no_pre_op;
 
 /// Visit neighbour j: claim its vertex for the next level and append it to the next frontier
 /// (one atomicAdd per warp for the appends).
@@ -43,15 +35,7 @@ struct visit_op {
     if (d_levels[v] != bfs_unreached ||
         atomicCAS(&d_levels[v], bfs_unreached, next_level) != bfs_unreached)
       return;
-    const unsigned int mask = __activemask();
-    unsigned int lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    const unsigned int leader = __ffs(mask) - 1;
-    const unsigned int rank = __popc(mask & ((1u << lane) - 1u));
-    std::uint32_t base = 0;
-    if (lane == leader) base = atomicAdd(d_next_count, static_cast<unsigned int>(__popc(mask)));
-    base = __shfl_sync(mask, base, leader);
-    d_next[base + rank] = v;
+    loop_to_child::append_to_frontier(d_next, d_next_count, v);
   }
 };
 

@@ -63,6 +63,21 @@ std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const ch
   return value;
 }
 
+std::uint64_t parse_spec_count(std::string_view token, const std::string& context, const char* what) {
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (token.size() > 2 && token.substr(0, 2) == "2^") {
+    const std::string_view e = token.substr(2);
+    if (!digits(e) || e.size() > 2 || std::stoi(std::string(e)) > 63)
+      throw input_error(context + what + " '" + std::string(token) + "' is not 2^K with K in [0, 63]");
+    return 1ull << std::stoi(std::string(e));
+  }
+  if (!digits(token) || token.size() > 19)
+    throw input_error(context + what + " '" + std::string(token) + "' is not a non-negative integer (or 2^K)");
+  return std::stoull(std::string(token));
+}
+
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes, bool default_cap,
                            const file_kind_words& words) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused right after); it does

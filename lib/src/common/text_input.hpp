@@ -56,6 +56,10 @@ std::string_view next_token(std::string_view& s) noexcept;
 std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const char* what,
                              const std::string& name, std::uint64_t line);
 
+/// A count in a generator spec: decimal, or 2^K with K in [0, 63]. Throws cdpkit::input_error
+/// "<context><what> '<token>' is not ..." otherwise (context: e.g. "tree spec 'path:x': ").
+std::uint64_t parse_spec_count(std::string_view token, const std::string& context, const char* what);
+
 /// The limits of read_text_file's messages: what the file is ("a graph file") and the option
 /// that sets the cap ("graph_read_options::max_file_bytes").
 struct file_kind_words {

@@ -205,17 +205,8 @@ std::vector<point2> load_points(const std::string& spec, std::uint64_t seed, con
     args.push_back(spec.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
     at = next;
   }
-  const auto count = [&](const std::string& token, const char* what) -> std::uint64_t {
-    const bool digits = !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (token.size() > 2 && token.compare(0, 2, "2^") == 0) {
-      const std::string e = token.substr(2);
-      if (e.empty() || e.size() > 2 || !std::all_of(e.begin(), e.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-          std::stoi(e) > 63)
-        fail(std::string(what) + " '" + token + "' is not 2^K with K in [0, 63]");
-      return 1ull << std::stoi(e);
-    }
-    if (!digits || token.size() > 19) fail(std::string(what) + " '" + token + "' is not a non-negative integer (or 2^K)");
-    return std::stoull(token);
+  const auto count = [&](const std::string& token, const char* what) {
+    return detail::parse_spec_count(token, "point spec '" + spec + "': ", what);
   };
   if (args.empty() || args.size() > (kind == "clustered" ? 2u : 1u))
     return fail(kind == "clustered" ? "expected clustered:N or clustered:N:BLOBS" : "expected " + kind + ":N");

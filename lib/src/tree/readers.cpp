@@ -211,15 +211,7 @@ namespace {
 
 /// A count in a spec: decimal, or 2^K.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what) {
-  if (token.size() > 2 && token.substr(0, 2) == "2^") {
-    const std::string_view e = token.substr(2);
-    if (!all_digits(e) || e.size() > 2 || std::stoi(std::string(e)) > 63)
-      spec_fail(spec, std::string(what) + " '" + std::string(token) + "' is not 2^K with K in [0, 63]");
-    return 1ull << std::stoi(std::string(e));
-  }
-  if (!all_digits(token) || token.size() > 19)
-    spec_fail(spec, std::string(what) + " '" + std::string(token) + "' is not a non-negative integer (or 2^K)");
-  return std::stoull(std::string(token));
+  return detail::parse_spec_count(token, "tree spec '" + spec + "': ", what);
 }
 
 std::vector<std::string_view> split_colons(std::string_view s) {

@@ -6,6 +6,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/loop_to_child/frontier.cuh>
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/probe.cuh>
@@ -345,17 +346,8 @@ __global__ void recursion_root_kernel(launch_context ctx, generation_body<Kind> 
 // ---- the level loops ---------------------------------------------------------------------------
 
 /// Segment i of a level: the children list of the level's node i.
-struct level_segments {
-  const std::uint32_t* off;
-  const std::uint32_t* nodes;
-  std::uint32_t num_segments;
-  __device__ std::uint32_t begin(std::uint32_t i) const { return off[nodes[i]]; }
-  __device__ std::uint32_t end(std::uint32_t i) const { return off[nodes[i] + 1]; }
-};
-
-struct no_pre_op {
-  __device__ void operator()(std::uint32_t) const {}
-};
+using level_segments = loop_to_child::id_list_segments;
+using loop_to_child::no_pre_op;
 
 /// Child j of a level: visited (top_down values, or a leaf combined in the driver's bottom_up)
 /// and appended to the next level (one atomicAdd per warp).
@@ -368,15 +360,7 @@ struct level_visit_op {
   __device__ void operator()(std::uint32_t, std::uint32_t j) const {
     const std::uint32_t c = t.children[j];
     if (!o.bottom_up || combine) visit(t, o, c);
-    const unsigned int mask = __activemask();
-    unsigned int lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    const unsigned int leader = __ffs(mask) - 1;
-    const unsigned int rank = __popc(mask & ((1u << lane) - 1u));
-    std::uint32_t base = 0;
-    if (lane == leader) base = atomicAdd(next_count, static_cast<unsigned int>(__popc(mask)));
-    base = __shfl_sync(mask, base, leader);
-    next[base + rank] = c;
+    loop_to_child::append_to_frontier(next, next_count, c);
   }
 };
 

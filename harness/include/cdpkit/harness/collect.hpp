@@ -2,13 +2,14 @@
 // cdpkit/harness/collect.hpp — the samples' --collect option and what they print and write of
 // the collector's measurements (cdpkit/profiling/collector.hpp).
 
+#include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/harness/measure.hpp>
 #include <cdpkit/profiling/collector.hpp>
 #include <cdpkit/profiling/profile.hpp>
 
 #include <CLI/CLI.hpp>
 
-#include <iosfwd>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,29 @@ struct collected_row {
 /// run's time over the timed median (the overheads); then the collector's notes.
 void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
                      const profiling::collector& collector);
+
+/// Per result (any type with a `measurement m` member), its row in the collector table, named
+/// name_of(result).
+template <class Results, class NameOf>
+std::vector<collected_row> collected_rows(const Results& results, NameOf name_of) {
+  std::vector<collected_row> rows;
+  for (const auto& r : results) rows.push_back({name_of(r), &r.m});
+  return rows;
+}
+
+/// Write the sample's profile (cdpkit-profile/4) to `path`: the collector's parts and notes, and
+/// one run per result, described by row_of(result) (its benchmark row) with the result's trace
+/// and collected measurements; then say where it went on `out`. Throws what
+/// profile_document::write throws (an unwritable path: cdpkit::input_error).
+template <class Results, class RowOf>
+void write_sample_profile(std::ostream& out, const std::string& path, const std::string& sample,
+                          const profiling::collector& collector, const Results& results, RowOf row_of) {
+  profiling::profile_document doc(sample, profiling::device_json());
+  doc.set_collector(collector.profile());
+  for (const auto& r : results) doc.add_run(to_run_info(row_of(r)), r.m.trace, r.m.collected);
+  doc.write(path);
+  out << "profile written to " << path << "\n";
+}
 
 /// The accounting in words: "exact", "+6 device runtime", "-5 missing!", "+40 unaccounted!".
 std::string accounting_text(const schema::cta_accounting& a);
