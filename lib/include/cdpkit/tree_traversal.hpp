@@ -151,8 +151,6 @@ class tree_engine {
   [[nodiscard]] tree_bottom_up bottom_up() const;
 
  private:
-  tree_stats run_level_sync(const tree_options& options, launch_runtime& runtime, cudaStream_t stream);
-
   const device_tree* tree_;
   detail::unique_device_ptr<std::uint32_t[]> d_u32_a_;   ///< depth (top_down) / subtree size (bottom_up)
   detail::unique_device_ptr<std::uint64_t[]> d_u64_;     ///< path sum / subtree sum

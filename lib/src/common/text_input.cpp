@@ -64,16 +64,13 @@ std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const ch
 }
 
 std::uint64_t parse_spec_count(std::string_view token, const std::string& context, const char* what) {
-  const auto digits = [](std::string_view s) {
-    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-  };
   if (token.size() > 2 && token.substr(0, 2) == "2^") {
     const std::string_view e = token.substr(2);
-    if (!digits(e) || e.size() > 2 || std::stoi(std::string(e)) > 63)
+    if (!all_digits(e) || e.size() > 2 || std::stoi(std::string(e)) > 63)
       throw input_error(context + what + " '" + std::string(token) + "' is not 2^K with K in [0, 63]");
     return 1ull << std::stoi(std::string(e));
   }
-  if (!digits(token) || token.size() > 19)
+  if (!all_digits(token) || token.size() > 19)
     throw input_error(context + what + " '" + std::string(token) + "' is not a non-negative integer (or 2^K)");
   return std::stoull(std::string(token));
 }

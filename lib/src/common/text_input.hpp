@@ -48,6 +48,11 @@ inline void skip_blanks(std::string_view& s) noexcept {
   return s.empty();
 }
 
+/// True for a non-empty run of decimal digits.
+[[nodiscard]] inline bool all_digits(std::string_view s) noexcept {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 /// The next blank-separated token of `s` (empty at the end of the line), consumed.
 std::string_view next_token(std::string_view& s) noexcept;
 

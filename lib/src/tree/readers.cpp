@@ -24,6 +24,7 @@ namespace cdpkit {
 
 namespace {
 
+using detail::all_digits;
 using detail::fail_at;
 using detail::line_scanner;
 using detail::next_token;
@@ -47,10 +48,6 @@ struct child_key_hash {
 /// the name.
 constexpr std::uint64_t path_node_bytes = 100;
 constexpr std::uint64_t memory_check_nodes = 1u << 16;
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 /// "4096\t/usr/bin": the size field before the first tab, when the line has one.
 bool has_size_field(std::string_view line) {

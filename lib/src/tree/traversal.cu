@@ -447,6 +447,47 @@ unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
   return static_cast<unsigned int>((n + threads - 1) / threads);
 }
 
+/// level_sync: the host's level loop over `order` (the nodes by level), each level's children
+/// expanded by flat_balanced; bottom_up then adds the levels into their parents, deepest first.
+/// counters[0] / h_counter: the next level's size on the device and its pinned mirror.
+tree_stats run_level_sync(const tree_view& view, const tree_out& out, std::uint32_t* order, std::uint32_t* counters,
+                          std::uint32_t* h_counter, launch_runtime& runtime, cudaStream_t stream) {
+  CDPKIT_NVTX_SCOPE("tree::level_sync");
+  level_root_kernel<<<1, 1, 0, stream>>>(order, view.root);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  loop_policy policy;
+  policy.kind = loop_policy_kind::flat_balanced;
+  std::vector<std::uint32_t> level_begin{0};
+  std::uint32_t begin = 0, count = 1;
+  while (count > 0) {
+    CDPKIT_NVTX_SCOPE_PAYLOAD("tree::level", static_cast<std::uint32_t>(level_begin.size() - 1));
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof(std::uint32_t), stream));
+    (void)loop_to_child::detail::enqueue_for_each_segment(
+        level_segments{view.off, order + begin, count}, no_pre_op{},
+        level_visit_op{view, out, false, order + begin + count, counters}, policy, runtime, stream,
+        nullptr);
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counter, counters, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                    stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync level");
+    begin += count;
+    count = h_counter[0];
+    level_begin.push_back(begin);
+  }
+  tree_stats stats;
+  stats.levels = static_cast<std::uint32_t>(level_begin.size() - 1);
+  if (out.bottom_up) {
+    CDPKIT_NVTX_SCOPE("tree::level_sync combine");
+    for (std::size_t level = stats.levels; level-- > 1;) {
+      const std::uint32_t b = level_begin[level], c = level_begin[level + 1] - b;
+      add_level_kernel<<<blocks_for(c, 256), 256, 0, stream>>>(view, out, order + b, c);
+      CDPKIT_CUDA_TRY(cudaGetLastError());
+    }
+  }
+  CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync");
+  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+  return stats;
+}
+
 }  // namespace
 
 // ---- names -------------------------------------------------------------------------------------
@@ -559,7 +600,8 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
   CDPKIT_CUDA_TRY(cudaMemsetAsync(d_counters_.get(), 0, sizeof(std::uint32_t) * counter_words, stream));
   init_kernel<<<blocks_for(t.num_nodes(), 256), 256, 0, stream>>>(view, out);
   CDPKIT_CUDA_TRY(cudaGetLastError());
-  if (options.variant == tree_variant::level_sync) return run_level_sync(options, runtime, stream);
+  if (options.variant == tree_variant::level_sync)
+    return run_level_sync(view, out, d_order_.get(), d_counters_.get(), h_counters_.get(), runtime, stream);
 
   tree_stats stats;
   if (options.variant == tree_variant::device_driver) {
@@ -642,48 +684,6 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
   CDPKIT_WAIT_STREAM(stream, runtime, "tree::recursion");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
   stats.pool_refusals = h_counters_[1];
-  return stats;
-}
-
-tree_stats tree_engine::run_level_sync(const tree_options& options, launch_runtime& runtime, cudaStream_t stream) {
-  CDPKIT_NVTX_SCOPE("tree::level_sync");
-  const device_tree& t = *tree_;
-  const tree_view view{t.d_child_offsets(), t.d_children(), t.d_parent(), t.d_slot(), t.d_value(),
-                       t.num_nodes(), t.root()};
-  const bool bottom_up = options.op == tree_op::bottom_up;
-  const tree_out out{d_u32_a_.get(), reinterpret_cast<unsigned long long*>(d_u64_.get()), d_pending_.get(), bottom_up};
-  level_root_kernel<<<1, 1, 0, stream>>>(d_order_.get(), t.root());
-  CDPKIT_CUDA_TRY(cudaGetLastError());
-  loop_policy policy;
-  policy.kind = loop_policy_kind::flat_balanced;
-  std::vector<std::uint32_t> level_begin{0};
-  std::uint32_t begin = 0, count = 1;
-  while (count > 0) {
-    CDPKIT_NVTX_SCOPE_PAYLOAD("tree::level", static_cast<std::uint32_t>(level_begin.size() - 1));
-    CDPKIT_CUDA_TRY(cudaMemsetAsync(d_counters_.get(), 0, sizeof(std::uint32_t), stream));
-    (void)loop_to_child::detail::enqueue_for_each_segment(
-        level_segments{view.off, d_order_.get() + begin, count}, no_pre_op{},
-        level_visit_op{view, out, false, d_order_.get() + begin + count, d_counters_.get()}, policy, runtime, stream,
-        nullptr);
-    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                                    stream));
-    CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync level");
-    begin += count;
-    count = h_counters_[0];
-    level_begin.push_back(begin);
-  }
-  tree_stats stats;
-  stats.levels = static_cast<std::uint32_t>(level_begin.size() - 1);
-  if (bottom_up) {
-    CDPKIT_NVTX_SCOPE("tree::level_sync combine");
-    for (std::size_t level = stats.levels; level-- > 1;) {
-      const std::uint32_t b = level_begin[level], c = level_begin[level + 1] - b;
-      add_level_kernel<<<blocks_for(c, 256), 256, 0, stream>>>(view, out, d_order_.get() + b, c);
-      CDPKIT_CUDA_TRY(cudaGetLastError());
-    }
-  }
-  CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync");
-  CDPKIT_CHECK_DEVICE_ERRORS(runtime);
   return stats;
 }
 
