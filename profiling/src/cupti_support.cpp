@@ -135,4 +135,18 @@ profiler_init::~profiler_init() {
   }
 }
 
+first_operation_absorber::~first_operation_absorber() {
+  if (word_ != nullptr) (void)cudaFree(word_);
+}
+
+void first_operation_absorber::absorb() noexcept {
+  if (cudaPeekAtLastError() != cudaSuccess) return;  // the program's error: not ours to clear
+  if (word_ == nullptr && cudaMalloc(&word_, 4) != cudaSuccess) {
+    word_ = nullptr;
+    (void)cudaGetLastError();  // our failed allocation's error
+    return;
+  }
+  if (cudaMemset(word_, 0, 4) == cudaSuccess) (void)cudaDeviceSynchronize();
+}
+
 }  // namespace cdpkit::profiling::detail
