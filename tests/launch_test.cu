@@ -80,7 +80,7 @@ TEST_CASE("the depth histogram of a recursion equals the recursion it made" * CD
   cdpkit::launch_runtime rt;
   for (auto stream : {cdpkit::stream_kind::fire_and_forget, cdpkit::stream_kind::named_per_thread,
                       cdpkit::stream_kind::null_stream, cdpkit::stream_kind::tail}) {
-    CAPTURE(cdpkit::to_string(stream));
+    CAPTURE(std::string(cdpkit::to_string(stream)));
     const int levels = 4, fanout = 3;
     const auto r = run_recursion(rt, levels, fanout, stream);
     const auto& site = r.trace.sites[test_site];
@@ -528,6 +528,23 @@ __global__ void launch_one_spinner(cdpkit::launch_context ctx, spin_until_releas
                     : 0u;
 }
 
+/// A child that launches the spinner as its own child, then finishes its blocks.
+struct launch_spinner_below {
+  spin_until_released spinner;
+  unsigned int* d_launched;
+  __device__ void operator()(const cdpkit::launch_context& self) const {
+    if (threadIdx.x != 0) return;
+    if (cdpkit::launch_child(self, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget, spinner))
+      atomicAdd(d_launched, 1u);
+  }
+};
+
+__global__ void launch_spinner_two_below(cdpkit::launch_context ctx, launch_spinner_below body) {
+  if (threadIdx.x != 0) return;
+  if (cdpkit::launch_child(ctx, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget, body))
+    atomicAdd(body.d_launched, 1u);
+}
+
 /// Restores the process's wait deadline at scope exit.
 struct deadline_guard {
   std::chrono::milliseconds saved = cdpkit::wait_deadline();
@@ -588,6 +605,51 @@ TEST_CASE("the watchdog turns a stuck child into an error that shows the launch 
   unsigned int launched = 0;
   CDPKIT_CUDA_TRY(cudaMemcpy(&launched, d_launched, sizeof launched, cudaMemcpyDeviceToHost));
   CHECK(launched == 1u);
+  CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
+  CDPKIT_CUDA_TRY(cudaFree(d_launched));
+  CDPKIT_CUDA_TRY(cudaFreeHost(flag));
+}
+
+TEST_CASE("a child whose blocks are done keeps its budget until the grids it launched complete" * CDPKIT_GPU_CASE) {
+  // CDP2 completes a grid only after its children, and the device runtime holds the grid's
+  // pending-launch entry until then: the layer's count must too, or a deep recursion runs the
+  // runtime out of entries while the layer believes it has budget to spare (measured on the
+  // H200: the tree recursions stalled with 3-46 of 2048 counted; docs/design.md).
+  cdpkit::launch_runtime rt;
+  unsigned int* flag = nullptr;
+  CDPKIT_CUDA_TRY(cudaHostAlloc(&flag, sizeof(unsigned int), cudaHostAllocMapped));
+  *reinterpret_cast<volatile unsigned int*>(flag) = 0;
+  unsigned int* d_flag = nullptr;
+  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_flag, flag, 0));
+  unsigned int* d_launched = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d_launched, sizeof(unsigned int)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_launched, 0, sizeof(unsigned int)));
+  cudaStream_t stream = nullptr;
+  CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  deadline_guard guard;
+  cdpkit::set_wait_deadline(std::chrono::milliseconds(1500));
+  launch_spinner_two_below<<<1, 32, 0, stream>>>(rt.root_context(),
+                                                 launch_spinner_below{spin_until_released{d_flag}, d_launched});
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  std::string message;
+  try {
+    CDPKIT_WAIT_STREAM(stream, rt, "waiting for the spinning grandchild");
+  } catch (const cdpkit::cuda_error& e) {
+    message = e.what();
+  }
+  CAPTURE(message);
+  // the middle grid's blocks are long done, but it is not complete: both are counted
+  CHECK(message.find("pending 2 of budget") != std::string::npos);
+  CHECK(message.find("occupied completion slots 2 ") != std::string::npos);
+
+  __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
+  cdpkit::set_wait_deadline(std::chrono::milliseconds(30000));
+  CHECK_NOTHROW(CDPKIT_WAIT_STREAM(stream, rt, "after the release"));
+  CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));  // the books balance: both slots freed
+  unsigned int launched = 0;
+  CDPKIT_CUDA_TRY(cudaMemcpy(&launched, d_launched, sizeof launched, cudaMemcpyDeviceToHost));
+  CHECK(launched == 2u);
   CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
   CDPKIT_CUDA_TRY(cudaFree(d_launched));
   CDPKIT_CUDA_TRY(cudaFreeHost(flag));

@@ -108,6 +108,24 @@ __device__ inline void release_pending(launch_state* s, std::uint32_t slot) {
   *reinterpret_cast<volatile int*>(&m->pending) = now;
 }
 
+/// One unit of `slot` is done (a block of its grid, or a grid it owns that completed). When it
+/// was the last, the grid is complete: the slot is freed, the budget given back, and the owner
+/// loses one unit in turn (up the chain of owners). A slot's owner is read before the decrement
+/// that may free it (a freed slot is taken, and its owner rewritten, at once).
+__device__ inline void complete_unit(launch_state* s, std::uint32_t slot) {
+  launch_mirror* m = s->mirror;
+  while (slot != no_slot) {
+    const std::uint32_t owner = s->slot_owner[slot];
+    if (atomicSub(&s->slots[slot], 1u) != 1u) return;
+    *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[slot]) = 0u;
+    const int before = atomicSub(&s->pending, 1);
+    if (before <= 0) raise_device_error(s, device_error_pending_underflow);
+    *reinterpret_cast<volatile int*>(&m->pending) = before - 1;
+    *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
+    slot = owner;
+  }
+}
+
 /// A child grid was launched: count it (device and mirror).
 __device__ inline void note_launch(launch_state* s) {
   const unsigned int n = atomicAdd(&s->launches, 1u) + 1u;
@@ -137,7 +155,8 @@ __device__ inline void child_block_begin(const launch_context& ctx) {
 }
 
 /// Called by every block of a child grid when its body is done: a traced child's record keeps
-/// the latest end of its blocks; the last block gives back the child's budget.
+/// the latest end of its blocks; the last block completes the grid's own part (the budget comes
+/// back once the grids it owns have completed too: complete_unit).
 __device__ inline void child_block_done(const launch_context& ctx) {
   if (ctx.slot == no_slot && traced_record(ctx) == nullptr) return;
   __syncthreads();
@@ -147,18 +166,7 @@ __device__ inline void child_block_done(const launch_context& ctx) {
                 static_cast<unsigned long long>(global_timer_ns()));
   }
   if (ctx.slot == no_slot) return;
-  if (first_thread_of_block()) {
-    launch_state* s = ctx.state;
-    launch_mirror* m = s->mirror;
-    const std::uint32_t left = atomicSub(&s->slots[ctx.slot], 1u) - 1u;
-    if (left == 0u) {  // the mirror is written at the child's end only, not per block
-      *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[ctx.slot]) = 0u;
-      const int before = atomicSub(&s->pending, 1);
-      if (before <= 0) raise_device_error(s, device_error_pending_underflow);
-      *reinterpret_cast<volatile int*>(&m->pending) = before - 1;
-      *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
-    }
-  }
+  if (first_thread_of_block()) complete_unit(ctx.state, ctx.slot);
 }
 
 /// Reserve the next trace record id (ids past the buffer's capacity are counted, not stored).
@@ -298,6 +306,15 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // device runtime call of the thread left behind (else a launch that succeeded would be
     // counted as failed, its work done twice and its completion slot never freed).
     (void)cudaGetLastError();
+    // The new grid's owner, which cannot complete before it: the launching grid, or for a tail
+    // launch (which runs after the launching grid is done) the launching grid's own owner. The
+    // owner gains a unit before the launch (the child may finish at once) and cannot reach zero
+    // meanwhile: the launching thread's block has not finished.
+    const std::uint32_t owner = stream == stream_kind::tail && parent.slot != no_slot
+                                    ? s->slot_owner[parent.slot]
+                                    : parent.slot;
+    s->slot_owner[child.slot] = owner;
+    if (owner != no_slot) atomicAdd(&s->slots[owner], 1u);
     cudaStream_t st = cudaStreamFireAndForget;
     cudaError_t err = cudaSuccess;
     switch (stream) {
@@ -324,6 +341,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     }
     if (err != cudaSuccess) {
       release_pending(s, child.slot);
+      complete_unit(s, owner);  // the unit taken for the child (never the owner's last)
       result = {launch_outcome::fallback_error, err};
     } else {
       note_launch(s);

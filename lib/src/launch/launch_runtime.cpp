@@ -175,6 +175,7 @@ struct runtime_storage {
   // The device state.
   unique_device_ptr<launch_state> d_state;
   unique_device_ptr<std::uint32_t[]> d_slots;
+  unique_device_ptr<std::uint32_t[]> d_slot_owner;
   unique_device_ptr<site_counters[]> d_sites;
   unique_device_ptr<unsigned long long[]> d_single_steps;
   unique_device_ptr<trace_totals> d_totals;
@@ -252,6 +253,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   const auto slots = static_cast<std::size_t>(pending_budget_);
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_state), sizeof(launch_state)));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slots), sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slot_owner), sizeof(std::uint32_t) * slots));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_sites), sizeof(site_counters) * trace_limits::max_sites));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_single_steps), sizeof(unsigned long long) * single_step_entries));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_totals), sizeof(trace_totals)));
@@ -286,6 +288,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.slot_count = static_cast<std::uint32_t>(pending_budget_);
   h.record_capacity = config.trace_record_capacity;
   h.slots = st.d_slots.get();
+  h.slot_owner = st.d_slot_owner.get();  // written at each launch before use
   h.sites = st.d_sites.get();
   h.single_steps = st.d_single_steps.get();
   h.totals = st.d_totals.get();
@@ -353,7 +356,7 @@ void launch_runtime::check_device_errors(const char* file, int line) {
               " completion slots were occupied";
       if (occupied > 0)
         what += " (slot " + std::to_string(first_occupied) + " waits for " +
-                std::to_string(st.h_slots[first_occupied]) + " blocks)";
+                std::to_string(st.h_slots[first_occupied]) + " units: its blocks and the grids it launched)";
       what += ": a child grid did not run to completion or a launch was miscounted; both were"
               " cleared";
     }
@@ -433,8 +436,8 @@ std::string launch_runtime::diagnose() const noexcept {
       }
     }
     out += "occupied completion slots " + std::to_string(occupied) +
-           " (children launched and not finished, " + std::to_string(blocks_left) +
-           " blocks between them)";
+           " (children launched and not complete: their own blocks, or grids they launched, still"
+           " running; " + std::to_string(blocks_left) + " blocks launched between them)";
     if (occupied > 0) out += " [" + examples + (occupied > 8 ? ", ..." : "") + "]";
     out += "; children launched so far " + std::to_string(mirror->launches);
     const unsigned long long last = mirror->last_event_ns;

@@ -31,13 +31,20 @@ inline constexpr int single_step_entries = trace_limits::max_sites * single_step
 /// Lives in device memory, owned by a cdpkit::launch_runtime. Kernels reach it only through
 /// launch_context::state.
 struct launch_state {
-  int pending;                   ///< children acquired and not yet finished (atomic)
+  int pending;                   ///< children acquired and not yet complete (atomic; see slots)
   int pending_budget;            ///< acquire fails at this many in-flight children
   int max_depth;                 ///< children deeper than this are not launched
   std::uint32_t error_flags;     ///< device_error_bits raised during a run (atomicOr)
   std::uint32_t slot_count;      ///< == pending_budget: one completion slot per in-flight child
   std::uint32_t record_capacity; ///< size of records
-  std::uint32_t* slots;          ///< blocks still running per in-flight child (0 = free)
+  /// Per in-flight child: its blocks still running plus the grids it owns that are not complete
+  /// (0 = free). CDP2 completes a grid only after everything it launched has completed, and the
+  /// device runtime holds the grid's pending-launch entry until then: a slot is freed (and the
+  /// budget given back) at that point, not at the end of the grid's own blocks.
+  std::uint32_t* slots;
+  /// Per slot: the slot of the grid that owns it (the launching grid's; for a tail launch, the
+  /// launching grid's owner), or no_slot for a grid owned by the host-launched grid.
+  std::uint32_t* slot_owner;
   site_counters* sites;          ///< trace_limits::max_sites entries
   /// Warps whose probe was one step (probe_single_step), by site, stripe and active lanes:
   /// [site * single_step_stripes + stripe] * trace_limits::lane_buckets + lanes. The host folds
