@@ -44,7 +44,7 @@ void check_all_variants(const cdpkit::csr_graph& g, std::uint32_t source, const 
   auto& rt = cdpkit::default_runtime();
   for (const auto& v : cdpkit::all_bfs_variants()) {
     CAPTURE(name);
-    CAPTURE(cdpkit::to_string(v));
+    CAPTURE(std::string(cdpkit::to_string(v)));
     cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
     if (v.variant == cdpkit::bfs_variant::device_driver)
       o.threshold = cdpkit::default_bfs_threshold(g, o, rt.pending_budget());
@@ -209,7 +209,7 @@ TEST_CASE("BFS levels on RMAT scale 18 pass Graph500-style validation" * CDPKIT_
   cdpkit::device_graph dg(g);
   cdpkit::bfs_engine engine(dg);
   for (const auto& v : cdpkit::all_bfs_variants()) {
-    CAPTURE(cdpkit::to_string(v));
+    CAPTURE(std::string(cdpkit::to_string(v)));
     cdpkit::bfs_options o = cdpkit::bfs_options::of(v);
     if (v.variant == cdpkit::bfs_variant::device_driver)
       o.threshold = cdpkit::default_bfs_threshold(g, o, cdpkit::default_runtime().pending_budget());

@@ -497,7 +497,7 @@ TEST_CASE("BFS variants carry the loop policy names and the old names parse as a
   }
   // every variant's name is its loop policy's (device_driver has none), and names round-trip
   for (const auto& v : cdpkit::all_bfs_variants()) {
-    CAPTURE(cdpkit::to_string(v));
+    CAPTURE(std::string(cdpkit::to_string(v)));
     CHECK(cdpkit::parse_bfs_variant(cdpkit::to_string(v)) == v);
     if (v.variant != bfs_variant::device_driver)
       CHECK(std::string(cdpkit::to_string(v.variant)) ==

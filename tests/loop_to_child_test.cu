@@ -53,10 +53,10 @@ TEST_CASE("every policy matches the Thrust reference on every distribution and s
       p.giant_len = 1u << 18;
       cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 4);
       for (const auto& policy : every_policy()) {
-        CAPTURE(cdpkit::harness::to_string(dist));
+        CAPTURE(std::string(cdpkit::harness::to_string(dist)));
         CAPTURE(n);
-        CAPTURE(cdpkit::to_string(policy.kind));
-        CAPTURE(cdpkit::to_string(policy.stream));
+        CAPTURE(std::string(cdpkit::to_string(policy.kind)));
+        CAPTURE(std::string(cdpkit::to_string(policy.stream)));
         CAPTURE(policy.threshold.value_or(0xffffffffu));
         w.clear_outputs();
         w.run(policy, rt);
@@ -70,7 +70,7 @@ TEST_CASE("every policy is exact on 2^20 power-law segments" * CDPKIT_GPU_CASE) 
   cdpkit::harness::segment_params p;  // defaults: 2^20 segments, alpha 2, max 2^16
   cdpkit::harness::segment_workload w(cdpkit::harness::make_segment_offsets(p), 4);
   for (const auto& policy : every_policy()) {
-    CAPTURE(cdpkit::to_string(policy.kind));
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
     w.clear_outputs();
     w.run(policy, cdpkit::default_runtime());
     CHECK(w.count_mismatches() == 0u);
@@ -148,7 +148,7 @@ TEST_CASE("aggregated policies launch at most one child per warp or block" * CDP
                                     cdpkit::sites::l2c_warp_aggregated, 32},
                         expectation{cdpkit::loop_policy::block_aggregated(0),
                                     cdpkit::sites::l2c_block_aggregated, 256}}) {
-    CAPTURE(cdpkit::to_string(e.policy.kind));
+    CAPTURE(std::string(cdpkit::to_string(e.policy.kind)));
     cdpkit::profiling::trace_session session(rt);
     w.clear_outputs();
     w.run(e.policy, rt);
@@ -191,7 +191,7 @@ TEST_CASE("for_each_segment runs user lambdas over arbitrary begin and end array
                                    thrust::raw_pointer_cast(d_end.data()),
                                    static_cast<std::uint32_t>(begin.size())};
   for (const auto& policy : every_policy()) {
-    CAPTURE(cdpkit::to_string(policy.kind));
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
     thrust::device_vector<std::uint32_t> visits(2000, 0);
     thrust::device_vector<std::uint32_t> parents(begin.size(), 0);
     auto* v = thrust::raw_pointer_cast(visits.data());
@@ -214,7 +214,7 @@ TEST_CASE("a segment with end before begin is reported as a device error" * CDPK
   const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_begin.data()),
                                    thrust::raw_pointer_cast(d_end.data()), 2};
   for (const auto& policy : every_policy()) {
-    CAPTURE(cdpkit::to_string(policy.kind));
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
     CHECK_THROWS_WITH_AS(cdpkit::for_each_segment(
                              segs, [] __device__(std::uint32_t) {},
                              [] __device__(std::uint32_t, std::uint32_t) {}, policy),
@@ -268,8 +268,8 @@ TEST_CASE("under a pending limit of 16 every policy runs every item and every pr
   const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
                                    thrust::raw_pointer_cast(d_offsets.data()) + 1, p.num_segments};
   for (const auto& policy : every_policy()) {
-    CAPTURE(cdpkit::to_string(policy.kind));
-    CAPTURE(cdpkit::to_string(policy.stream));
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
+    CAPTURE(std::string(cdpkit::to_string(policy.stream)));
     CAPTURE(policy.threshold.value_or(0xffffffffu));
     thrust::device_vector<std::uint32_t> visits(offsets.back(), 0);
     thrust::device_vector<std::uint32_t> parents(p.num_segments, 0);
@@ -361,7 +361,7 @@ TEST_CASE("for_each_segment returns the threshold it used, traced or not" * CDPK
   using cdpkit::loop_policy;
   for (const auto& policy : {loop_policy::thresholded(), loop_policy::warp_aggregated(),
                              loop_policy::block_aggregated()}) {
-    CAPTURE(cdpkit::to_string(policy.kind));
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
     cdpkit::segment_result traced;
     cdpkit::trace_snapshot trace;
     {

@@ -27,7 +27,7 @@ void check_all_variants(const std::vector<cdpkit::point2>& points, const cdpkit:
   cdpkit::quadtree_engine engine(dp);
   for (const quadtree_variant v : cdpkit::all_quadtree_variants()) {
     CAPTURE(name);
-    CAPTURE(cdpkit::to_string(v));
+    CAPTURE(std::string(cdpkit::to_string(v)));
     cdpkit::quadtree_options o;
     o.variant = v;
     o.params = params;

@@ -62,7 +62,7 @@ void check_definition(const std::vector<point2>& points, const quadtree& q) {
 TEST_CASE("the point generators make the points they promise, the same per seed") {
   for (const auto d : {cdpkit::point_distribution::uniform, cdpkit::point_distribution::clustered,
                        cdpkit::point_distribution::line, cdpkit::point_distribution::equal}) {
-    CAPTURE(cdpkit::to_string(d));
+    CAPTURE(std::string(cdpkit::to_string(d)));
     const auto p = cdpkit::make_points(10000, d, 3);
     CHECK(p.size() == 10000);
     for (const auto& x : p) CHECK((x.x >= 0.0f && x.x <= 1.0f && x.y >= 0.0f && x.y <= 1.0f));
@@ -174,7 +174,7 @@ TEST_CASE("a point's cell is its quadrant at every depth, in Morton order, clamp
 TEST_CASE("the reference quadtree follows the definition on every distribution") {
   for (const auto d : {cdpkit::point_distribution::uniform, cdpkit::point_distribution::clustered,
                        cdpkit::point_distribution::line}) {
-    CAPTURE(cdpkit::to_string(d));
+    CAPTURE(std::string(cdpkit::to_string(d)));
     const auto points = cdpkit::make_points(20000, d, 7);
     cdpkit::quadtree_params params;
     params.max_depth = 10;

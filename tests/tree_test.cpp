@@ -102,7 +102,7 @@ TEST_CASE("a parent array that is not a tree is an input_error naming the node")
 TEST_CASE("the generators make trees of exactly the nodes asked, breadth first, the same per seed") {
   SUBCASE("random trees of each fan-out law") {
     for (const auto kind : {cdpkit::fanout_kind::uniform, cdpkit::fanout_kind::geometric, cdpkit::fanout_kind::power_law}) {
-      CAPTURE(cdpkit::to_string(kind));
+      CAPTURE(std::string(cdpkit::to_string(kind)));
       const tree t = cdpkit::make_random_tree(20000, kind, 4.0, 7);
       check_shape(t);
       CHECK(t.num_nodes() == 20000);

@@ -42,8 +42,8 @@ void check_all_variants(const tree& t, const std::string& name, cdpkit::launch_r
   for (const tree_variant v : cdpkit::all_tree_variants()) {
     for (const cdpkit::tree_op op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
       CAPTURE(name);
-      CAPTURE(cdpkit::to_string(v));
-      CAPTURE(cdpkit::to_string(op));
+      CAPTURE(std::string(cdpkit::to_string(v)));
+      CAPTURE(std::string(cdpkit::to_string(op)));
       cdpkit::tree_options o;
       o.variant = v;
       o.op = op;

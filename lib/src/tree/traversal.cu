@@ -138,7 +138,8 @@ __device__ launch_result launch_node(const launch_context& ctx, const recursion_
 /// The subtree below s (s itself already visited), walked by this thread in preorder without a
 /// stack (first child down, next sibling across, parent up); a node with more than the
 /// threshold's children met on the way is given a child grid when the layer allows (never
-/// again after a refusal for depth: deeper launches would be refused too). Returns the nodes
+/// again after a refusal for depth or a launch error: deeper launches would be refused too, and
+/// an error repeats; a budget refusal is asked again, as children complete). Returns the nodes
 /// visited.
 template <group_kind Kind>
 __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a, std::uint32_t s,
@@ -152,7 +153,7 @@ __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a
     if (descend && may_launch && (!at_start || try_start) && t.count(u) > a.threshold) {
       const launch_result r = launch_node<Kind>(ctx, a, u);
       if (r) descend = false;
-      else if (r.outcome == launch_outcome::fallback_depth) may_launch = false;
+      else if (r.outcome != launch_outcome::fallback_budget) may_launch = false;
       if (!r) record_inline_items(ctx, sites::tree_children, t.count(u));
     }
     at_start = false;
@@ -219,14 +220,14 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
   warp_probe probe(ctx, sites::tree_walk);
   bool walked = mine && len > 0;
   bool try_start = true;   // the walk may still launch for v itself
-  bool may_launch = true;  // false after a refusal for depth: deeper launches would be refused too
+  bool may_launch = true;  // false after a refusal for depth or an error (see walk)
   if constexpr (Kind == group_kind::per_node) {
     try_start = false;  // decided here
     if (walked && len > a.threshold) {
       const launch_result r = launch_node<Kind>(ctx, a, v);
       if (r) walked = false;
       else record_inline_items(ctx, sites::tree_children, len);
-      if (r.outcome == launch_outcome::fallback_depth) may_launch = false;
+      if (!r && r.outcome != launch_outcome::fallback_budget) may_launch = false;
     }
   } else if constexpr (Kind == group_kind::warp) {
     constexpr unsigned int full = 0xffffffffu;
