@@ -165,6 +165,8 @@ TEST_CASE("each area registers its own site names, with the ids and names of the
                         expected{sites::bfs_level, 17, "bfs.level"},
                         expected{sites::bfs_driver, 18, "bfs.driver"},
                         expected{sites::quadtree_nodes, 5, "quadtree.nodes"},
+                        expected{sites::quadtree_wide, 6, "quadtree.wide"},
+                        expected{sites::quadtree_wide_scatter, 7, "quadtree.wide_scatter"},
                         expected{sites::tree_children, 13, "tree.children"},
                         expected{sites::tree_level, 14, "tree.level"},
                         expected{sites::tree_driver, 15, "tree.driver"},
@@ -175,7 +177,7 @@ TEST_CASE("each area registers its own site names, with the ids and names of the
     CHECK(sites::site_name(e.id) == e.name);
   }
   CHECK(sites::first_user_site == 32);
-  CHECK(sites::site_name(6) == "site.6");  // an id no area registered
+  CHECK(sites::site_name(30) == "site.30");  // an id no area registered
   // registration is idempotent; an id claimed under another name, or a user id, is refused
   cdpkit::loop_to_child::register_site_names();
   cdpkit::bfs_sites::register_site_names();

@@ -10,6 +10,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cupti_support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +31,16 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return "";
   const auto e = s.find_last_not_of(" \t");
   return s.substr(b, e - b + 1);
+}
+
+/// The first memset of the absorber's size in a range's host log: the absorber's own
+/// (detail::first_operation_absorber runs first in the range), not the work's.
+void drop_absorber_memset(host_activity_log& log) {
+  auto& t = log.transfers;
+  const auto it = std::find_if(t.begin(), t.end(), [](const host_transfer& x) {
+    return x.kind == "memset" && x.bytes == detail::first_operation_absorber::bytes;
+  });
+  if (it != t.end()) t.erase(it);
 }
 }  // namespace
 
@@ -162,14 +174,20 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     work();
     return std::nullopt;
   }
+  detail::first_operation_absorber absorber;
+  bool absorbed = false;
   try {
-    rp.measure(range, work);
+    rp.measure(range, [&] {
+      absorbed = absorber.absorb();
+      work();
+    });
   } catch (...) {
     (void)close_activity(*activity, own);
     throw;
   }
   measured_range out;
   out.host = close_activity(*activity, own);
+  if (absorbed) drop_absorber_memset(out.host);
   if (!activity->available()) {
     note("metrics", "the host activity (for the CTA accounting): " + activity->unavailable_reason());
     return std::nullopt;
@@ -201,7 +219,9 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
     return std::nullopt;
   }
   host_activity own;
+  detail::first_operation_absorber absorber;
   pm_timeline t = pm.sample([&] {
+    (void)absorber.absorb();  // before the log opens: not in it
     host_activity* activity = host != nullptr ? open_activity(own, "timeline") : nullptr;
     if (activity == nullptr) {
       work();

@@ -139,14 +139,16 @@ first_operation_absorber::~first_operation_absorber() {
   if (word_ != nullptr) (void)cudaFree(word_);
 }
 
-void first_operation_absorber::absorb() noexcept {
-  if (cudaPeekAtLastError() != cudaSuccess) return;  // the program's error: not ours to clear
-  if (word_ == nullptr && cudaMalloc(&word_, 4) != cudaSuccess) {
+bool first_operation_absorber::absorb() noexcept {
+  if (cudaPeekAtLastError() != cudaSuccess) return false;  // the program's error: not ours to clear
+  if (word_ == nullptr && cudaMalloc(&word_, bytes) != cudaSuccess) {
     word_ = nullptr;
     (void)cudaGetLastError();  // our failed allocation's error
-    return;
+    return false;
   }
-  if (cudaMemset(word_, 0, 4) == cudaSuccess) (void)cudaDeviceSynchronize();
+  if (cudaMemset(word_, 0, bytes) != cudaSuccess) return false;
+  (void)cudaDeviceSynchronize();
+  return true;
 }
 
 }  // namespace cdpkit::profiling::detail

@@ -70,7 +70,6 @@ struct pm_sampler::impl {
   CUpti_PmSampling_Object* object = nullptr;  ///< while started
   bool running = false;                       ///< between Start and Stop
   pm_timeline pending;                        ///< the samples of the current start()
-  detail::first_operation_absorber absorber;  ///< sample()'s first operation
 
   ~impl() { teardown(); }
 
@@ -319,7 +318,6 @@ pm_timeline pm_sampler::sample(const std::function<void()>& work) {
     return {};
   }
   start();
-  if (started()) impl_->absorber.absorb();  // (first_operation_absorber: the first operation costs more)
   try {
     work();
   } catch (...) {  // stop sampling, then let the caller's exception through

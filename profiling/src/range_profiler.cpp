@@ -65,7 +65,6 @@ struct range_profiler::impl {
   CUpti_Profiler_Host_Object* host = nullptr;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::vector<std::uint8_t> availability, config, counter_data;
-  detail::first_operation_absorber absorber;  ///< each range's first operation
 
   ~impl() { teardown(); }
 
@@ -208,7 +207,6 @@ void range_profiler::measure(const std::string& name, const std::function<void()
       push.pRangeProfilerObject = s.profiler;
       push.pRangeName = name.c_str();
       check(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-      s.absorber.absorb();  // (first_operation_absorber: the range's first operation costs more)
       try {
         work();
         ran = true;

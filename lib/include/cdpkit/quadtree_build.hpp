@@ -16,6 +16,9 @@
 //   thresholded{T}    aggregated, launching only quadrants of more than T points; smaller ones are
 //                     refined by the block itself.
 //
+// In every CDP variant a node of more than 2^15 points is partitioned by grids of its own (a
+// count grid, then a scatter step, a block per 4,096 points) rather than by one block.
+//
 // A refused launch (depth cap, pending budget) or a quadrant below the threshold goes on the
 // block's own stack (in shared memory): the block refines it iteratively, so the build reaches
 // max_depth whatever the launch layer allows. Points that are all equal refine to max_depth and

@@ -22,6 +22,14 @@ namespace {
 
 constexpr unsigned int node_threads = 256;  ///< threads of a block refining a node
 constexpr int stack_capacity = 128;         ///< a block's own nodes: 3 per level + 4 is enough
+/// A node of more points is partitioned by a grid (a count grid, then a scatter step, a block per
+/// wide_chunk points), in every CDP variant: one block per node at the top of the tree left the
+/// GPU idle (measured on the H200 before: 2^22 uniform points, 47 ms thresholded against 1.0 ms
+/// for the Morton build, the root's 2^22 points partitioned by one block).
+constexpr std::uint32_t wide_points = 1u << 15;
+constexpr unsigned int wide_threads = 256;
+constexpr unsigned int wide_items = 16;  ///< points per thread of a wide pass (held in registers)
+constexpr std::uint32_t wide_chunk = wide_threads * wide_items;
 
 /// A node: its points [begin, end) of the buffer of its depth's parity, its depth and cell.
 struct quad_node {
@@ -35,11 +43,25 @@ struct device_leaf {
   std::uint32_t begin, end, depth, parity;
 };
 
+/// A node partitioned by a grid: its count grid adds the quadrants' counts, its last block
+/// sets the quadrants' first positions and launches the scatter step, whose last block places
+/// the quadrants (place_quadrants).
+struct wide_task {
+  quad_node v;
+  unsigned int count[4];  ///< points per quadrant (the count grid's atomics)
+  unsigned int first[4];  ///< each quadrant's first position (the count grid's last block)
+  unsigned int fill[4];   ///< the scatter blocks' cursors, from first
+  unsigned int count_done, scatter_done;
+  std::uint32_t grid;     ///< blocks of both passes
+};
+
 struct quad_args {
   std::uint64_t* codes[2];    ///< cell codes at max_depth, by depth parity
   std::uint32_t* ids[2];      ///< point ids, alongside
   device_leaf* leaves;
-  unsigned int* counters;     ///< [0] leaves, [1] nodes
+  unsigned int* counters;     ///< [0] leaves, [1] nodes, [2] wide tasks taken
+  wide_task* tasks;           ///< the wide nodes' records (enough for every wide node)
+  std::uint32_t task_capacity;
   std::uint32_t max_depth;
   std::uint32_t min_points;
   std::uint32_t threshold;    ///< launch quadrants of more points (0: every splitting quadrant)
@@ -66,6 +88,226 @@ struct refine_body {
   std::uint32_t count;
   __device__ void operator()(const launch_context& self) const;
 };
+
+__device__ void refine_block(const launch_context& ctx, const quad_args& a, const quad_node* first,
+                             std::uint32_t first_count);
+__device__ bool launch_wide(const launch_context& ctx, const quad_args& a, const quad_node& c);
+
+/// The quadrants of node v, split into [first[q], first[q] + count[q]) of the other buffer
+/// (thread 0): each non-empty one is a leaf (few points or max_depth), a wide node (its own count
+/// grid), or a node to split, launched as the variant says and the layer allows. What is not
+/// launched is given to keep(node) (the caller's block refines it itself).
+template <class Keep>
+__device__ void place_quadrants(const launch_context& ctx, const quad_args& a, const quad_node& v,
+                                const unsigned int* first, const unsigned int* count, Keep keep) {
+  quad_node split[4];
+  std::uint32_t splits = 0;
+  for (std::uint32_t q = 0; q < 4; ++q) {
+    if (count[q] == 0) continue;  // an empty quadrant is not a node
+    const quad_node c{v.code * 4 + q, first[q], first[q] + count[q], v.depth + 1};
+    if (count[q] <= a.min_points || c.depth >= a.max_depth) append_leaf(a, c);
+    else if (count[q] > wide_points) {
+      if (!launch_wide(ctx, a, c)) keep(c);
+    } else {
+      split[splits++] = c;
+    }
+  }
+  if (a.variant == quadtree_variant::child_per_node) {
+    for (std::uint32_t k = 0; k < splits; ++k) {
+      refine_body body{a, {split[k]}, 1};
+      if (!launch_child(ctx, sites::quadtree_nodes, dim3(1), dim3(node_threads), stream_kind::fire_and_forget, body,
+                        0u, split[k].end - split[k].begin))
+        keep(split[k]);
+    }
+    return;
+  }
+  refine_body body{a, {}, 0};
+  std::uint32_t work = 0;
+  for (std::uint32_t k = 0; k < splits; ++k) {
+    if (split[k].end - split[k].begin > a.threshold) {
+      body.nodes[body.count++] = split[k];
+      work += split[k].end - split[k].begin;
+    } else {
+      keep(split[k]);
+    }
+  }
+  if (body.count > 0 && !launch_child(ctx, sites::quadtree_nodes, dim3(body.count), dim3(node_threads),
+                                      stream_kind::fire_and_forget, body, 0u, work))
+    for (std::uint32_t k = 0; k < body.count; ++k) keep(body.nodes[k]);
+}
+
+/// The points of block `blk`'s chunk of wide node v: [lo, hi).
+__device__ __forceinline__ void wide_chunk_of(const quad_node& v, std::uint32_t blk, std::uint32_t& lo,
+                                              std::uint32_t& hi) {
+  lo = v.begin + blk * wide_chunk;
+  hi = v.end - lo < wide_chunk ? v.end : lo + wide_chunk;
+}
+
+/// Add the calling thread's quadrant counts into the block's (shared): a warp sum, then one
+/// shared atomic per quadrant and warp. Every thread of the block calls it.
+__device__ __forceinline__ void add_block_counts(unsigned int* block_counts, const unsigned int (&local)[4]) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    const unsigned int sum = __reduce_add_sync(0xffffffffu, local[q]);
+    if ((threadIdx.x & 31u) == 0 && sum != 0) atomicAdd(&block_counts[q], sum);
+  }
+}
+
+/// Count quadrant q of a point (compile-time indices: the counts stay in registers).
+__device__ __forceinline__ void count_quadrant(unsigned int (&local)[4], unsigned int q) {
+  local[0] += q == 0;
+  local[1] += q == 1;
+  local[2] += q == 2;
+  local[3] += q == 3;
+}
+
+/// True in the block of the grid that finished last (every thread gets the answer): each block's
+/// writes are fenced before its arrival is counted.
+__device__ bool last_block_of(unsigned int* done, std::uint32_t grid, bool* flag) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    *flag = atomicAdd(done, 1u) == grid - 1;
+    if (*flag) __threadfence();
+  }
+  __syncthreads();
+  return *flag;
+}
+
+struct wide_scatter_body {
+  quad_args a;
+  wide_task* t;
+  __device__ void operator()(const launch_context& self) const;
+};
+
+/// A count block of wide node t->v: its chunk's quadrant counts into the task's; the last block
+/// sets the quadrants' first positions and launches the scatter step, or, refused, refines the
+/// node itself (and its subtree, as refine_block does).
+__device__ void wide_count_block(const launch_context& ctx, const quad_args& a, wide_task* t) {
+  __shared__ unsigned int counts[4];
+  __shared__ bool flag;
+  const quad_node v = t->v;
+  if (threadIdx.x < 4) counts[threadIdx.x] = 0;
+  __syncthreads();
+  const std::uint32_t shift = 2 * (a.max_depth - v.depth - 1);
+  const std::uint64_t* codes = a.codes[v.depth & 1u];
+  std::uint32_t lo = 0, hi = 0;
+  wide_chunk_of(v, blockIdx.x, lo, hi);
+  unsigned int local[4] = {0, 0, 0, 0};
+  for (std::uint32_t k = lo + threadIdx.x; k < hi; k += wide_threads)
+    count_quadrant(local, static_cast<unsigned int>((codes[k] >> shift) & 3u));
+  add_block_counts(counts, local);
+  __syncthreads();
+  if (threadIdx.x < 4 && counts[threadIdx.x] != 0) atomicAdd(&t->count[threadIdx.x], counts[threadIdx.x]);
+  if (!last_block_of(&t->count_done, t->grid, &flag)) return;
+  if (threadIdx.x == 0) {
+    unsigned int at = v.begin;
+    for (int q = 0; q < 4; ++q) {
+      t->first[q] = at;
+      t->fill[q] = at;
+      at += __ldcg(&t->count[q]);
+    }
+    flag = static_cast<bool>(launch_step(ctx, sites::quadtree_wide_scatter, dim3(t->grid), dim3(wide_threads),
+                                         wide_scatter_body{a, t}, v.end - v.begin));
+  }
+  __syncthreads();
+  if (!flag) refine_block(ctx, a, &v, 1);
+}
+
+/// A scatter block of wide node t->v: its chunk's points (held in registers) to their
+/// quadrants in the other buffer, at positions from the task's cursors (one atomic per quadrant
+/// and block, then one shared atomic per quadrant and warp); the last block places the
+/// quadrants, and refines what it could not launch.
+__device__ void wide_scatter_block(const launch_context& ctx, const quad_args& a, wide_task* t) {
+  __shared__ unsigned int counts[4], cursor[4];
+  __shared__ bool flag;
+  __shared__ quad_node kept[4];
+  __shared__ unsigned int kept_count;
+  const quad_node v = t->v;
+  if (threadIdx.x < 4) counts[threadIdx.x] = 0;
+  __syncthreads();
+  const std::uint32_t shift = 2 * (a.max_depth - v.depth - 1);
+  const unsigned int src = v.depth & 1u, dst = src ^ 1u;
+  std::uint32_t lo = 0, hi = 0;
+  wide_chunk_of(v, blockIdx.x, lo, hi);
+  std::uint64_t code[wide_items];
+  std::uint32_t id[wide_items];
+  unsigned int local[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (unsigned int i = 0; i < wide_items; ++i) {
+    const std::uint32_t k = lo + i * wide_threads + threadIdx.x;
+    code[i] = 0;
+    id[i] = 0;
+    if (k < hi) {
+      code[i] = a.codes[src][k];
+      id[i] = a.ids[src][k];
+      count_quadrant(local, static_cast<unsigned int>((code[i] >> shift) & 3u));
+    }
+  }
+  add_block_counts(counts, local);
+  __syncthreads();
+  if (threadIdx.x < 4) cursor[threadIdx.x] = counts[threadIdx.x] != 0 ? atomicAdd(&t->fill[threadIdx.x], counts[threadIdx.x]) : 0u;
+  __syncthreads();
+  const unsigned int lane = threadIdx.x & 31u;
+#pragma unroll
+  for (unsigned int i = 0; i < wide_items; ++i) {  // every thread runs every step (the ballots)
+    const std::uint32_t k = lo + i * wide_threads + threadIdx.x;
+    const bool valid = k < hi;
+    const unsigned int q = valid ? static_cast<unsigned int>((code[i] >> shift) & 3u) : 4u;
+    unsigned int pos = 0;
+    for (unsigned int c = 0; c < 4; ++c) {  // the warp's points of quadrant c take one range
+      const unsigned int same = __ballot_sync(0xffffffffu, q == c);
+      if (same == 0) continue;
+      const unsigned int leader = static_cast<unsigned int>(__ffs(same) - 1);
+      unsigned int at = 0;
+      if (lane == leader) at = atomicAdd(&cursor[c], __popc(same));
+      at = __shfl_sync(0xffffffffu, at, leader);
+      if (q == c) pos = at + __popc(same & ((1u << lane) - 1u));
+    }
+    if (valid) {
+      a.codes[dst][pos] = code[i];
+      a.ids[dst][pos] = id[i];
+    }
+  }
+  if (!last_block_of(&t->scatter_done, t->grid, &flag)) return;
+  if (threadIdx.x == 0) {
+    atomicAdd(&a.counters[1], 1u);  // v (split)
+    kept_count = 0;
+    unsigned int first[4], count[4];
+    for (int q = 0; q < 4; ++q) {
+      first[q] = t->first[q];
+      count[q] = __ldcg(&t->count[q]);
+    }
+    place_quadrants(ctx, a, v, first, count, [&](const quad_node& c) { kept[kept_count++] = c; });
+  }
+  __syncthreads();
+  if (kept_count > 0) refine_block(ctx, a, kept, kept_count);
+}
+
+__device__ void wide_scatter_body::operator()(const launch_context& self) const { wide_scatter_block(self, a, t); }
+
+struct wide_count_body {
+  quad_args a;
+  wide_task* t;
+  __device__ void operator()(const launch_context& self) const { wide_count_block(self, a, t); }
+};
+
+/// Take a task for wide node c and launch its count grid; false when the pool is full or the
+/// launch is refused (the caller refines c itself).
+__device__ bool launch_wide(const launch_context& ctx, const quad_args& a, const quad_node& c) {
+  const unsigned int k = atomicAdd(&a.counters[2], 1u);
+  if (k >= a.task_capacity) return false;
+  wide_task* t = a.tasks + k;
+  t->v = c;
+  for (int q = 0; q < 4; ++q) t->count[q] = 0;
+  t->count_done = 0;
+  t->scatter_done = 0;
+  t->grid = (c.end - c.begin + wide_chunk - 1) / wide_chunk;
+  return static_cast<bool>(launch_child(ctx, sites::quadtree_wide, dim3(t->grid), dim3(wide_threads),
+                                        stream_kind::fire_and_forget, wide_count_body{a, t}, 0u, c.end - c.begin));
+}
+
+__global__ void wide_root_kernel(launch_context ctx, wide_count_body body) { body(ctx); }
 
 /// The block's loop: refine the nodes on its stack until none is left. Refining a node: count its
 /// points per quadrant, scatter them into the other buffer by quadrant, then each non-empty
@@ -134,36 +376,9 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
     __threadfence();  // the scatter, before a child grid (launched by thread 0) reads it
     __syncthreads();
     if (threadIdx.x != 0) continue;
-    quad_node split[4];
-    std::uint32_t splits = 0;
-    for (std::uint32_t q = 0; q < 4; ++q) {
-      if (count[q] == 0) continue;  // an empty quadrant is not a node
-      const quad_node c{v.code * 4 + q, v.begin + start[q], v.begin + start[q] + count[q], v.depth + 1};
-      if (count[q] <= a.min_points || c.depth >= a.max_depth) append_leaf(a, c);
-      else split[splits++] = c;
-    }
-    if (a.variant == quadtree_variant::child_per_node) {
-      for (std::uint32_t s = 0; s < splits; ++s) {
-        refine_body body{a, {split[s]}, 1};
-        if (!launch_child(ctx, sites::quadtree_nodes, dim3(1), dim3(node_threads), stream_kind::fire_and_forget, body,
-                          0u, split[s].end - split[s].begin))
-          push_node(ctx, stack, top, split[s]);
-      }
-    } else {
-      refine_body body{a, {}, 0};
-      std::uint32_t work = 0;
-      for (std::uint32_t s = 0; s < splits; ++s) {
-        if (split[s].end - split[s].begin > a.threshold) {
-          body.nodes[body.count++] = split[s];
-          work += split[s].end - split[s].begin;
-        } else {
-          push_node(ctx, stack, top, split[s]);
-        }
-      }
-      if (body.count > 0 && !launch_child(ctx, sites::quadtree_nodes, dim3(body.count), dim3(node_threads),
-                                          stream_kind::fire_and_forget, body, 0u, work))
-        for (std::uint32_t s = 0; s < body.count; ++s) push_node(ctx, stack, top, body.nodes[s]);
-    }
+    unsigned int first[4];
+    for (int q = 0; q < 4; ++q) first[q] = v.begin + start[q];
+    place_quadrants(ctx, a, v, first, count, [&](const quad_node& c) { push_node(ctx, stack, top, c); });
   }
 }
 
@@ -264,6 +479,8 @@ struct quadtree_engine::buffers {
   detail::unique_device_ptr<std::uint8_t[]> done;
   detail::unique_device_ptr<unsigned int[]> counters;
   detail::unique_device_ptr<unsigned char[]> sort_temp;
+  detail::unique_device_ptr<wide_task[]> tasks;
+  std::uint32_t task_capacity = 0;
   std::size_t sort_temp_bytes = 0;
   unsigned int morton_parity = 0;  ///< which buffer the sort left the points in
 };
@@ -279,7 +496,10 @@ quadtree_engine::quadtree_engine(const device_points& points) : points_(&points)
   CDPKIT_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, temp, keys, values, static_cast<int>(n), 0,
                                                   static_cast<int>(2 * max_quadtree_depth)));
   b_->sort_temp_bytes = temp;
-  require_device_memory(n * (2 * 12 + sizeof(device_leaf) + 1) + temp, "quadtree_engine (" + std::to_string(n) + " points)");
+  // wide nodes of one depth are disjoint: at most n / wide_points of them per depth
+  b_->task_capacity = static_cast<std::uint32_t>((max_quadtree_depth + 1) * (n / wide_points + 1));
+  require_device_memory(n * (2 * 12 + sizeof(device_leaf) + 1) + temp + sizeof(wide_task) * b_->task_capacity,
+                        "quadtree_engine (" + std::to_string(n) + " points)");
   for (int p = 0; p < 2; ++p) {
     CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->codes[p]), sizeof(std::uint64_t) * n));
     CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->ids[p]), sizeof(std::uint32_t) * n));
@@ -288,6 +508,7 @@ quadtree_engine::quadtree_engine(const device_points& points) : points_(&points)
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->done), n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->counters), sizeof(unsigned int) * 4));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->sort_temp), std::max<std::size_t>(temp, 1)));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->tasks), sizeof(wide_task) * b_->task_capacity));
 }
 
 quadtree_engine::~quadtree_engine() = default;
@@ -338,12 +559,24 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
                 {b_->ids[0].get(), b_->ids[1].get()},
                 b_->leaves.get(),
                 b_->counters.get(),
+                b_->tasks.get(),
+                b_->task_capacity,
                 depth,
                 min_points,
                 options.variant == quadtree_variant::thresholded ? options.threshold.value_or(4096u) : 0u,
                 options.variant};
-    refine_body root{a, {quad_node{0, 0, n, 0}}, 1};
-    refine_root_kernel<<<1, node_threads, 0, stream>>>(runtime.root_context(), root);
+    const quad_node root{0, 0, n, 0};
+    if (n > wide_points) {  // the root's count grid, from the host (task 0)
+      wide_task t{};
+      t.v = root;
+      t.grid = (n + wide_chunk - 1) / wide_chunk;
+      const unsigned int taken = 1;
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->tasks.get(), &t, sizeof t, cudaMemcpyHostToDevice, stream));
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->counters.get() + 2, &taken, sizeof taken, cudaMemcpyHostToDevice, stream));
+      wide_root_kernel<<<t.grid, wide_threads, 0, stream>>>(runtime.root_context(), wide_count_body{a, b_->tasks.get()});
+    } else {
+      refine_root_kernel<<<1, node_threads, 0, stream>>>(runtime.root_context(), refine_body{a, {root}, 1});
+    }
     CDPKIT_CUDA_TRY(cudaGetLastError());
   }
   unsigned int counters[4] = {0, 0, 0, 0};

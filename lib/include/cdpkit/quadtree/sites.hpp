@@ -11,6 +11,8 @@ namespace cdpkit::sites {
 
 enum : std::uint16_t {
   quadtree_nodes = 5,  ///< "quadtree.nodes": a child grid refining quadrants, one block each
+  quadtree_wide = 6,   ///< "quadtree.wide": the count grid of a node too wide for one block
+  quadtree_wide_scatter = 7,  ///< "quadtree.wide_scatter": its scatter step, after the counts
 };
 
 }  // namespace cdpkit::sites
