@@ -551,26 +551,51 @@ struct deadline_guard {
   ~deadline_guard() { cdpkit::set_wait_deadline(saved); }
 };
 
+/// What the spinner tests share: a release flag in mapped host memory (0 until release()), a
+/// launch counter on the device (0) and a non-blocking stream; freed at scope end.
+struct spinner_setup {
+  unsigned int* flag = nullptr;
+  unsigned int* d_flag = nullptr;
+  unsigned int* d_launched = nullptr;
+  cudaStream_t stream = nullptr;
+  spinner_setup() {
+    CDPKIT_CUDA_TRY(cudaHostAlloc(&flag, sizeof(unsigned int), cudaHostAllocMapped));
+    *reinterpret_cast<volatile unsigned int*>(flag) = 0;
+    CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_flag, flag, 0));
+    CDPKIT_CUDA_TRY(cudaMalloc(&d_launched, sizeof(unsigned int)));
+    CDPKIT_CUDA_TRY(cudaMemset(d_launched, 0, sizeof(unsigned int)));
+    CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  }
+  ~spinner_setup() {
+    release();  // a check that failed half-way leaves no child spinning on freed memory
+    (void)cudaStreamSynchronize(stream);
+    (void)cudaStreamDestroy(stream);
+    (void)cudaFree(d_launched);
+    (void)cudaFreeHost(flag);
+  }
+  spinner_setup(const spinner_setup&) = delete;
+  spinner_setup& operator=(const spinner_setup&) = delete;
+  void release() const { __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST); }
+  unsigned int launched() const {
+    unsigned int n = 0;
+    CDPKIT_CUDA_TRY(cudaMemcpy(&n, d_launched, sizeof n, cudaMemcpyDeviceToHost));
+    return n;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("the watchdog turns a stuck child into an error that shows the launch state, and the "
           "work completes once the child is released" * CDPKIT_GPU_CASE) {
   cdpkit::launch_runtime rt;
   cdpkit::profiling::trace_session session(rt);
-  unsigned int* flag = nullptr;
-  CDPKIT_CUDA_TRY(cudaHostAlloc(&flag, sizeof(unsigned int), cudaHostAllocMapped));
-  *reinterpret_cast<volatile unsigned int*>(flag) = 0;
-  unsigned int* d_flag = nullptr;
-  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_flag, flag, 0));
-  unsigned int* d_launched = nullptr;
-  CDPKIT_CUDA_TRY(cudaMalloc(&d_launched, sizeof(unsigned int)));
-  cudaStream_t stream = nullptr;
-  CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const spinner_setup spin;
+  const cudaStream_t stream = spin.stream;
 
   deadline_guard guard;
   cdpkit::set_wait_deadline(std::chrono::milliseconds(1500));
-  launch_one_spinner<<<1, 32, 0, stream>>>(rt.root_context(), spin_until_released{d_flag},
-                                           d_launched);
+  launch_one_spinner<<<1, 32, 0, stream>>>(rt.root_context(), spin_until_released{spin.d_flag},
+                                           spin.d_launched);
   CDPKIT_CUDA_TRY(cudaGetLastError());
   const auto start = std::chrono::steady_clock::now();
   std::string message;
@@ -597,40 +622,26 @@ TEST_CASE("the watchdog turns a stuck child into an error that shows the launch 
   CHECK(message.find("site.32: requests 1, launched 1") != std::string::npos);
 
   // Release the child: the same wait now succeeds and the layer's books balance.
-  __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
+  spin.release();
   cdpkit::set_wait_deadline(std::chrono::milliseconds(30000));
   CHECK_NOTHROW(CDPKIT_WAIT_STREAM(stream, rt, "after the release"));
   CHECK_FALSE(cdpkit::device_unresponsive());
   CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));
-  unsigned int launched = 0;
-  CDPKIT_CUDA_TRY(cudaMemcpy(&launched, d_launched, sizeof launched, cudaMemcpyDeviceToHost));
-  CHECK(launched == 1u);
-  CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
-  CDPKIT_CUDA_TRY(cudaFree(d_launched));
-  CDPKIT_CUDA_TRY(cudaFreeHost(flag));
+  CHECK(spin.launched() == 1u);
 }
 
 TEST_CASE("a child whose blocks are done keeps its budget until the grids it launched complete" * CDPKIT_GPU_CASE) {
-  // CDP2 completes a grid only after its children, and the device runtime holds the grid's
-  // pending-launch entry until then: the layer's count must too, or a deep recursion runs the
-  // runtime out of entries while the layer believes it has budget to spare (measured on the
-  // H200: the tree recursions stalled with 3-46 of 2048 counted; docs/design.md).
+  // CDP2 completes a grid only after its children, and the device runtime keeps a grid's state
+  // until then: the layer counts the grid until then too (docs/design.md: the tree recursions
+  // stalled the runtime while the layer counted 3-46 of 2048).
   cdpkit::launch_runtime rt;
-  unsigned int* flag = nullptr;
-  CDPKIT_CUDA_TRY(cudaHostAlloc(&flag, sizeof(unsigned int), cudaHostAllocMapped));
-  *reinterpret_cast<volatile unsigned int*>(flag) = 0;
-  unsigned int* d_flag = nullptr;
-  CDPKIT_CUDA_TRY(cudaHostGetDevicePointer(&d_flag, flag, 0));
-  unsigned int* d_launched = nullptr;
-  CDPKIT_CUDA_TRY(cudaMalloc(&d_launched, sizeof(unsigned int)));
-  CDPKIT_CUDA_TRY(cudaMemset(d_launched, 0, sizeof(unsigned int)));
-  cudaStream_t stream = nullptr;
-  CDPKIT_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const spinner_setup spin;
+  const cudaStream_t stream = spin.stream;
 
   deadline_guard guard;
   cdpkit::set_wait_deadline(std::chrono::milliseconds(1500));
-  launch_spinner_two_below<<<1, 32, 0, stream>>>(rt.root_context(),
-                                                 launch_spinner_below{spin_until_released{d_flag}, d_launched});
+  launch_spinner_two_below<<<1, 32, 0, stream>>>(
+      rt.root_context(), launch_spinner_below{spin_until_released{spin.d_flag}, spin.d_launched});
   CDPKIT_CUDA_TRY(cudaGetLastError());
   std::string message;
   try {
@@ -643,16 +654,11 @@ TEST_CASE("a child whose blocks are done keeps its budget until the grids it lau
   CHECK(message.find("pending 2 of budget") != std::string::npos);
   CHECK(message.find("occupied completion slots 2 ") != std::string::npos);
 
-  __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
+  spin.release();
   cdpkit::set_wait_deadline(std::chrono::milliseconds(30000));
   CHECK_NOTHROW(CDPKIT_WAIT_STREAM(stream, rt, "after the release"));
   CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));  // the books balance: both slots freed
-  unsigned int launched = 0;
-  CDPKIT_CUDA_TRY(cudaMemcpy(&launched, d_launched, sizeof launched, cudaMemcpyDeviceToHost));
-  CHECK(launched == 2u);
-  CDPKIT_CUDA_TRY(cudaStreamDestroy(stream));
-  CDPKIT_CUDA_TRY(cudaFree(d_launched));
-  CDPKIT_CUDA_TRY(cudaFreeHost(flag));
+  CHECK(spin.launched() == 2u);
 }
 
 namespace {

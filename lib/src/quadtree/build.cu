@@ -89,6 +89,24 @@ struct refine_body {
   __device__ void operator()(const launch_context& self) const;
 };
 
+/// The position of the calling lane's point of quadrant q (4: none) from the block's shared
+/// cursors: the warp's points of each quadrant take one range (one shared atomic per quadrant
+/// and warp). Every lane of the warp calls it.
+__device__ __forceinline__ unsigned int quadrant_position(unsigned int q, unsigned int* cursor) {
+  const unsigned int lane = threadIdx.x & 31u;
+  unsigned int pos = 0;
+  for (unsigned int c = 0; c < 4; ++c) {
+    const unsigned int same = __ballot_sync(0xffffffffu, q == c);
+    if (same == 0) continue;
+    const unsigned int leader = static_cast<unsigned int>(__ffs(same) - 1);
+    unsigned int at = 0;
+    if (lane == leader) at = atomicAdd(&cursor[c], __popc(same));
+    at = __shfl_sync(0xffffffffu, at, leader);
+    if (q == c) pos = at + __popc(same & ((1u << lane) - 1u));
+  }
+  return pos;
+}
+
 __device__ void refine_block(const launch_context& ctx, const quad_args& a, const quad_node* first,
                              std::uint32_t first_count);
 __device__ bool launch_wide(const launch_context& ctx, const quad_args& a, const quad_node& c);
@@ -248,22 +266,12 @@ __device__ void wide_scatter_block(const launch_context& ctx, const quad_args& a
   __syncthreads();
   if (threadIdx.x < 4) cursor[threadIdx.x] = counts[threadIdx.x] != 0 ? atomicAdd(&t->fill[threadIdx.x], counts[threadIdx.x]) : 0u;
   __syncthreads();
-  const unsigned int lane = threadIdx.x & 31u;
 #pragma unroll
   for (unsigned int i = 0; i < wide_items; ++i) {  // every thread runs every step (the ballots)
     const std::uint32_t k = lo + i * wide_threads + threadIdx.x;
     const bool valid = k < hi;
     const unsigned int q = valid ? static_cast<unsigned int>((code[i] >> shift) & 3u) : 4u;
-    unsigned int pos = 0;
-    for (unsigned int c = 0; c < 4; ++c) {  // the warp's points of quadrant c take one range
-      const unsigned int same = __ballot_sync(0xffffffffu, q == c);
-      if (same == 0) continue;
-      const unsigned int leader = static_cast<unsigned int>(__ffs(same) - 1);
-      unsigned int at = 0;
-      if (lane == leader) at = atomicAdd(&cursor[c], __popc(same));
-      at = __shfl_sync(0xffffffffu, at, leader);
-      if (q == c) pos = at + __popc(same & ((1u << lane) - 1u));
-    }
+    const unsigned int pos = quadrant_position(q, cursor);
     if (valid) {
       a.codes[dst][pos] = code[i];
       a.ids[dst][pos] = id[i];
@@ -333,17 +341,11 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
     __syncthreads();
     const std::uint32_t shift = 2 * (a.max_depth - v.depth - 1);
     const unsigned int src = v.depth & 1u, dst = src ^ 1u;
-    const unsigned int lane = threadIdx.x & 31u;
-    // one shared atomic per quadrant per warp step (clustered points all fall in one quadrant)
-    // (whole warps step together: the loop bound is the block's, blockDim a multiple of 32)
-    for (std::uint32_t base = v.begin; base < v.end; base += blockDim.x) {
-      const std::uint32_t k = base + threadIdx.x;
-      const unsigned int q = k < v.end ? static_cast<unsigned int>((a.codes[src][k] >> shift) & 3u) : 4u;
-      for (unsigned int c = 0; c < 4; ++c) {
-        const unsigned int same = __ballot_sync(0xffffffffu, q == c);
-        if (same != 0 && lane == static_cast<unsigned int>(__ffs(same) - 1)) atomicAdd(&count[c], __popc(same));
-      }
-    }
+    // counts in registers, then one warp sum and shared atomic per quadrant and warp
+    unsigned int local[4] = {0, 0, 0, 0};
+    for (std::uint32_t k = v.begin + threadIdx.x; k < v.end; k += blockDim.x)
+      count_quadrant(local, static_cast<unsigned int>((a.codes[src][k] >> shift) & 3u));
+    add_block_counts(count, local);
     __syncthreads();
     if (threadIdx.x == 0) {
       fill[0] = 0;
@@ -358,16 +360,7 @@ __device__ void refine_block(const launch_context& ctx, const quad_args& a, cons
       const bool valid = k < v.end;
       const std::uint64_t code = valid ? a.codes[src][k] : 0;
       const unsigned int q = valid ? static_cast<unsigned int>((code >> shift) & 3u) : 4u;
-      unsigned int pos = 0;
-      for (unsigned int c = 0; c < 4; ++c) {  // the warp's points of quadrant c take one range
-        const unsigned int same = __ballot_sync(0xffffffffu, q == c);
-        if (same == 0) continue;
-        const unsigned int leader = static_cast<unsigned int>(__ffs(same) - 1);
-        unsigned int first = 0;
-        if (lane == leader) first = atomicAdd(&fill[c], __popc(same));
-        first = __shfl_sync(0xffffffffu, first, leader);
-        if (q == c) pos = first + __popc(same & ((1u << lane) - 1u));
-      }
+      const unsigned int pos = quadrant_position(q, fill);
       if (valid) {
         a.codes[dst][v.begin + pos] = code;
         a.ids[dst][v.begin + pos] = a.ids[src][k];
