@@ -33,14 +33,16 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-/// The first memset of the absorber's size in a range's host log: the absorber's own
-/// (detail::first_operation_absorber runs first in the range), not the work's.
+/// The absorber's memset out of a range's host log: the earliest transfer, of its size, over
+/// before any kernel of the log started (the absorber synchronizes the device before the work).
+/// Nothing is dropped when the log lost records (the earliest may then be the work's own).
 void drop_absorber_memset(host_activity_log& log) {
   auto& t = log.transfers;
-  const auto it = std::find_if(t.begin(), t.end(), [](const host_transfer& x) {
-    return x.kind == "memset" && x.bytes == detail::first_operation_absorber::bytes;
-  });
-  if (it != t.end()) t.erase(it);
+  if (log.dropped != 0 || t.empty()) return;
+  const host_transfer& first = t.front();
+  if (first.kind != "memset" || first.bytes != detail::first_operation_absorber::bytes) return;
+  if (!log.kernels.empty() && log.kernels.front().start_ns < first.end_ns) return;
+  t.erase(t.begin());
 }
 }  // namespace
 
@@ -175,6 +177,7 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     return std::nullopt;
   }
   detail::first_operation_absorber absorber;
+  absorber.prepare();
   bool absorbed = false;
   try {
     rp.measure(range, [&] {
@@ -187,6 +190,7 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
   }
   measured_range out;
   out.host = close_activity(*activity, own);
+  drop_range_profiler_kernels(out.host);
   if (absorbed) drop_absorber_memset(out.host);
   if (!activity->available()) {
     note("metrics", "the host activity (for the CTA accounting): " + activity->unavailable_reason());
@@ -197,7 +201,6 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     note("metrics", rp.available() ? "CUPTI returned no range" : rp.unavailable_reason());
     return std::nullopt;
   }
-  drop_range_profiler_kernels(out.host);
   out.hardware.range = range;
   out.hardware.passes = rp.passes();
   for (const auto& v : results.front().values)
@@ -220,6 +223,7 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
   }
   host_activity own;
   detail::first_operation_absorber absorber;
+  absorber.prepare();
   pm_timeline t = pm.sample([&] {
     (void)absorber.absorb();  // before the log opens: not in it
     host_activity* activity = host != nullptr ? open_activity(own, "timeline") : nullptr;

@@ -139,13 +139,16 @@ first_operation_absorber::~first_operation_absorber() {
   if (word_ != nullptr) (void)cudaFree(word_);
 }
 
-bool first_operation_absorber::absorb() noexcept {
-  if (cudaPeekAtLastError() != cudaSuccess) return false;  // the program's error: not ours to clear
-  if (word_ == nullptr && cudaMalloc(&word_, bytes) != cudaSuccess) {
+void first_operation_absorber::prepare() noexcept {
+  if (word_ != nullptr || cudaPeekAtLastError() != cudaSuccess) return;  // (the program's error)
+  if (cudaMalloc(&word_, bytes) != cudaSuccess) {
     word_ = nullptr;
     (void)cudaGetLastError();  // our failed allocation's error
-    return false;
   }
+}
+
+bool first_operation_absorber::absorb() noexcept {
+  if (word_ == nullptr || cudaPeekAtLastError() != cudaSuccess) return false;
   if (cudaMemset(word_, 0, bytes) != cudaSuccess) return false;
   (void)cudaDeviceSynchronize();
   return true;

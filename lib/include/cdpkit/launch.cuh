@@ -84,6 +84,7 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
   const std::uint32_t max_tries = s->slot_count < 512u ? 1024u : 2u * s->slot_count;
   for (std::uint32_t tries = 0; tries < max_tries; ++tries) {
     if (atomicCAS(&s->slots[i], 0u, blocks) == 0u) {
+      __threadfence();  // the slot is ours before its owner is rewritten (complete_unit)
       if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
       *slot = i;
       launch_mirror* m = s->mirror;
@@ -111,11 +112,15 @@ __device__ inline void release_pending(launch_state* s, std::uint32_t slot) {
 /// One unit of `slot` is done (a block of its grid, or a grid it owns that completed). When it
 /// was the last, the grid is complete: the slot is freed, the budget given back, and the owner
 /// loses one unit in turn (up the chain of owners). A slot's owner is read before the decrement
-/// that may free it (a freed slot is taken, and its owner rewritten, at once).
+/// that may free it, and the read is complete before it (a fence): a freed slot is taken, and
+/// its owner rewritten, at once. The read bypasses L1 (__ldcg), which may hold an earlier
+/// holder's owner. (The mirror's zero for a freed slot may land after a new holder wrote its
+/// own value: the mirror is a diagnosis, approximate by design.)
 __device__ inline void complete_unit(launch_state* s, std::uint32_t slot) {
   launch_mirror* m = s->mirror;
   while (slot != no_slot) {
-    const std::uint32_t owner = s->slot_owner[slot];
+    const std::uint32_t owner = __ldcg(&s->slot_owner[slot]);
+    __threadfence();
     if (atomicSub(&s->slots[slot], 1u) != 1u) return;
     *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[slot]) = 0u;
     const int before = atomicSub(&s->pending, 1);
@@ -277,9 +282,11 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     site = trace_limits::max_sites - 1;
   }
   const std::uint64_t blocks64 = 1ull * grid.x * grid.y * grid.z;
-  // A grid whose block count does not fit the completion slot's 32-bit counter is refused
-  // (cudaErrorInvalidConfiguration) and done inline, never wrapped.
-  const std::uint32_t blocks = blocks64 > 0xffffffffull ? 0u : static_cast<std::uint32_t>(blocks64);
+  // A grid whose block count does not fit the completion slot's 32-bit counter, with room for
+  // the grids it may own (at most slot_count), is refused (cudaErrorInvalidConfiguration) and
+  // done inline, never wrapped.
+  const std::uint32_t blocks =
+      blocks64 > 0xffffffffull - s->slot_count ? 0u : static_cast<std::uint32_t>(blocks64);
   const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
   launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
   // the request's time, read before the launch: a child never starts before it
@@ -311,9 +318,9 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // owner gains a unit before the launch (the child may finish at once) and cannot reach zero
     // meanwhile: the launching thread's block has not finished.
     const std::uint32_t owner = stream == stream_kind::tail && parent.slot != no_slot
-                                    ? s->slot_owner[parent.slot]
+                                    ? __ldcg(&s->slot_owner[parent.slot])
                                     : parent.slot;
-    s->slot_owner[child.slot] = owner;
+    __stcg(&s->slot_owner[child.slot], owner);
     if (owner != no_slot) atomicAdd(&s->slots[owner], 1u);
     cudaStream_t st = cudaStreamFireAndForget;
     cudaError_t err = cudaSuccess;

@@ -180,8 +180,10 @@ __device__ __forceinline__ void count_quadrant(unsigned int (&local)[4], unsigne
 }
 
 /// True in the block of the grid that finished last (every thread gets the answer): each block's
-/// writes are fenced before its arrival is counted.
+/// writes are fenced (by every thread) before its arrival is counted. `flag` (shared) must not
+/// be written again before every thread has read the answer.
 __device__ bool last_block_of(unsigned int* done, std::uint32_t grid, bool* flag) {
+  __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
@@ -203,7 +205,7 @@ struct wide_scatter_body {
 /// node itself (and its subtree, as refine_block does).
 __device__ void wide_count_block(const launch_context& ctx, const quad_args& a, wide_task* t) {
   __shared__ unsigned int counts[4];
-  __shared__ bool flag;
+  __shared__ bool last, scattering;
   const quad_node v = t->v;
   if (threadIdx.x < 4) counts[threadIdx.x] = 0;
   __syncthreads();
@@ -217,7 +219,7 @@ __device__ void wide_count_block(const launch_context& ctx, const quad_args& a, 
   add_block_counts(counts, local);
   __syncthreads();
   if (threadIdx.x < 4 && counts[threadIdx.x] != 0) atomicAdd(&t->count[threadIdx.x], counts[threadIdx.x]);
-  if (!last_block_of(&t->count_done, t->grid, &flag)) return;
+  if (!last_block_of(&t->count_done, t->grid, &last)) return;
   if (threadIdx.x == 0) {
     unsigned int at = v.begin;
     for (int q = 0; q < 4; ++q) {
@@ -225,11 +227,11 @@ __device__ void wide_count_block(const launch_context& ctx, const quad_args& a, 
       t->fill[q] = at;
       at += __ldcg(&t->count[q]);
     }
-    flag = static_cast<bool>(launch_step(ctx, sites::quadtree_wide_scatter, dim3(t->grid), dim3(wide_threads),
-                                         wide_scatter_body{a, t}, v.end - v.begin));
+    scattering = static_cast<bool>(launch_step(ctx, sites::quadtree_wide_scatter, dim3(t->grid),
+                                               dim3(wide_threads), wide_scatter_body{a, t}, v.end - v.begin));
   }
   __syncthreads();
-  if (!flag) refine_block(ctx, a, &v, 1);
+  if (!scattering) refine_block(ctx, a, &v, 1);
 }
 
 /// A scatter block of wide node t->v: its chunk's points (held in registers) to their
