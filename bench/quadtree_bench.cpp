@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     bool ok = true;
     std::vector<std::string> inputs = specs;
-    for (const char* mesh : {"armadillo.off", "bunny00.off", "refined_elephant.off"}) {
+    for (const char* mesh : cdpkit::harness::real_point_meshes) {
       const std::string path = meshes_dir + "/" + mesh;
       if (std::filesystem::exists(path)) inputs.push_back("file:" + path);
       else std::cout << "(" << path << " not found: skipped; scripts/real-points fetches it)\n";

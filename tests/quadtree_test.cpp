@@ -8,6 +8,7 @@
 #include "temp_dir.hpp"
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/harness/quadtree_runs.hpp>
 #include <cdpkit/quadtree.hpp>
 
 #include <algorithm>
@@ -111,7 +112,7 @@ TEST_CASE("OFF meshes give their vertices as points, and malformed ones name the
 
 TEST_CASE("the real meshes' vertices build quadtrees that follow the definition") {
   const std::string dir = CDPKIT_REAL_POINTS_DIR;
-  for (const char* mesh : {"armadillo.off", "bunny00.off", "refined_elephant.off"}) {
+  for (const char* mesh : cdpkit::harness::real_point_meshes) {
     const std::string path = dir + "/" + mesh;
     if (!std::filesystem::exists(path)) {
       MESSAGE("skipped: " << path << " is absent (scripts/real-points fetches it)");

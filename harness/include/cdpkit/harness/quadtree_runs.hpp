@@ -15,6 +15,10 @@
 
 namespace cdpkit::harness {
 
+/// The meshes scripts/real-points extracts into out/data/meshes (CGAL's demo data): the real
+/// point sets quadtree_bench and the tests read, skipping those absent.
+inline constexpr const char* real_point_meshes[] = {"armadillo.off", "bunny00.off", "refined_elephant.off"};
+
 /// One point set, its parameters and the CPU reference tree.
 struct quadtree_case {
   std::string input;  ///< e.g. "clustered:4194304"
