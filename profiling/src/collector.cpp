@@ -177,7 +177,6 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
     return std::nullopt;
   }
   detail::first_operation_absorber absorber;
-  absorber.prepare();
   bool absorbed = false;
   try {
     rp.measure(range, [&] {
@@ -223,7 +222,6 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
   }
   host_activity own;
   detail::first_operation_absorber absorber;
-  absorber.prepare();
   pm_timeline t = pm.sample([&] {
     (void)absorber.absorb();  // before the log opens: not in it
     host_activity* activity = host != nullptr ? open_activity(own, "timeline") : nullptr;

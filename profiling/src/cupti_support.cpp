@@ -135,16 +135,16 @@ profiler_init::~profiler_init() {
   }
 }
 
-first_operation_absorber::~first_operation_absorber() {
-  if (word_ != nullptr) (void)cudaFree(word_);
-}
-
-void first_operation_absorber::prepare() noexcept {
-  if (word_ != nullptr || cudaPeekAtLastError() != cudaSuccess) return;  // (the program's error)
+first_operation_absorber::first_operation_absorber() noexcept {
+  if (cudaPeekAtLastError() != cudaSuccess) return;  // the program's error: not ours to clear
   if (cudaMalloc(&word_, bytes) != cudaSuccess) {
     word_ = nullptr;
     (void)cudaGetLastError();  // our failed allocation's error
   }
+}
+
+first_operation_absorber::~first_operation_absorber() {
+  if (word_ != nullptr) (void)cudaFree(word_);
 }
 
 bool first_operation_absorber::absorb() noexcept {

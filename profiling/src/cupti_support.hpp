@@ -75,21 +75,20 @@ void release_host(CUpti_Profiler_Host_Object*& host) noexcept;
 /// Activity API is enabled (the collector's host timeline), took 0.6-1.0 ms more than it does
 /// without (measured on the H200: a 0.2 ms kernel took 0.84-1.08 ms as the range's first
 /// operation, 0.25 ms after a 4-byte memset, 0.25 ms without the Activity API; the same for PM
-/// sampling). The collector calls absorb() first thing inside each range and sampled run, so that
-/// the measured work is not the one to pay it: a memset of `bytes` bytes and a device
-/// synchronization (a copy, no CTA), on a word prepare() allocates (outside the range). Best
-/// effort: absorb() returns false and does nothing while the program has an error pending (not
-/// ours to clear) or without the word. The host timeline records the memset: the collector
-/// drops it (drop_absorber_memset). (The host timeline's own start absorbs the cost of enabling the
-/// Activity API: host_activity.cpp, absorb_enable_cost.)
+/// sampling). The collector calls absorb() first thing inside each range and sampled run, so
+/// that the measured work is not the one to pay it: a memset of `bytes` bytes and a device
+/// synchronization (a copy, no CTA), on a word the constructor allocates (outside the range).
+/// Best effort: absorb() returns false and does nothing while the program has an error pending
+/// (not ours to clear) or without the word. The host timeline records the memset: the
+/// collector drops it (drop_absorber_memset). (The host timeline's own start absorbs the cost
+/// of enabling the Activity API: host_activity.cpp, absorb_enable_cost.)
 class first_operation_absorber {
  public:
   static constexpr std::uint64_t bytes = 4;
-  first_operation_absorber() = default;
+  first_operation_absorber() noexcept;
   ~first_operation_absorber();
   first_operation_absorber(const first_operation_absorber&) = delete;
   first_operation_absorber& operator=(const first_operation_absorber&) = delete;
-  void prepare() noexcept;
   bool absorb() noexcept;
 
  private:

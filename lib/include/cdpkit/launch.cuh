@@ -401,6 +401,24 @@ __device__ launch_result launch_step(const launch_context& self, std::uint16_t s
                              0);
 }
 
+/// True, in every thread of the calling block, when the block is the last of its grid's `grid`
+/// blocks to arrive at `*done` (a counter in global memory, 0 before the grid runs): the block
+/// that may go on with what the whole grid did, e.g. launch the next step over it
+/// (launch_step). Each block's writes are fenced, by every thread, before it arrives, and the
+/// last block fences after. `flag` is the caller's __shared__ bool that carries the answer to
+/// the block's threads: it must not be written again before they have all read it (a
+/// __syncthreads). Every thread of the block calls it.
+__device__ inline bool last_block_to_arrive(std::uint32_t* done, std::uint32_t grid, bool& flag) {
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    flag = atomicAdd(done, 1u) == grid - 1;
+    if (flag) __threadfence();
+  }
+  __syncthreads();
+  return flag;
+}
+
 namespace detail {
 /// Body of a 1-D items child: thread k < num_items calls fn(self, k).
 template <class ItemFn>

@@ -356,7 +356,8 @@ void launch_runtime::check_device_errors(const char* file, int line) {
               " completion slots were occupied";
       if (occupied > 0)
         what += " (slot " + std::to_string(first_occupied) + " waits for " +
-                std::to_string(st.h_slots[first_occupied]) + " units: its blocks and the grids it launched)";
+                std::to_string(st.h_slots[first_occupied]) +
+                " units: its blocks and the grids it launched)";
       what += ": a child grid did not run to completion or a launch was miscounted; both were"
               " cleared";
     }

@@ -55,6 +55,14 @@ struct wide_task {
   std::uint32_t grid;     ///< blocks of both passes
 };
 
+/// The task of wide node v: nothing counted or arrived yet, a block per wide_chunk points.
+__host__ __device__ inline wide_task wide_task_for(const quad_node& v) {
+  wide_task t{};
+  t.v = v;
+  t.grid = (v.end - v.begin + wide_chunk - 1) / wide_chunk;
+  return t;
+}
+
 struct quad_args {
   std::uint64_t* codes[2];    ///< cell codes at max_depth, by depth parity
   std::uint32_t* ids[2];      ///< point ids, alongside
@@ -179,21 +187,6 @@ __device__ __forceinline__ void count_quadrant(unsigned int (&local)[4], unsigne
   local[3] += q == 3;
 }
 
-/// True in the block of the grid that finished last (every thread gets the answer): each block's
-/// writes are fenced (by every thread) before its arrival is counted. `flag` (shared) must not
-/// be written again before every thread has read the answer.
-__device__ bool last_block_of(unsigned int* done, std::uint32_t grid, bool* flag) {
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    *flag = atomicAdd(done, 1u) == grid - 1;
-    if (*flag) __threadfence();
-  }
-  __syncthreads();
-  return *flag;
-}
-
 struct wide_scatter_body {
   quad_args a;
   wide_task* t;
@@ -219,7 +212,7 @@ __device__ void wide_count_block(const launch_context& ctx, const quad_args& a, 
   add_block_counts(counts, local);
   __syncthreads();
   if (threadIdx.x < 4 && counts[threadIdx.x] != 0) atomicAdd(&t->count[threadIdx.x], counts[threadIdx.x]);
-  if (!last_block_of(&t->count_done, t->grid, &last)) return;
+  if (!last_block_to_arrive(&t->count_done, t->grid, last)) return;
   if (threadIdx.x == 0) {
     unsigned int at = v.begin;
     for (int q = 0; q < 4; ++q) {
@@ -279,7 +272,7 @@ __device__ void wide_scatter_block(const launch_context& ctx, const quad_args& a
       a.ids[dst][pos] = id[i];
     }
   }
-  if (!last_block_of(&t->scatter_done, t->grid, &flag)) return;
+  if (!last_block_to_arrive(&t->scatter_done, t->grid, flag)) return;
   if (threadIdx.x == 0) {
     atomicAdd(&a.counters[1], 1u);  // v (split)
     kept_count = 0;
@@ -308,11 +301,7 @@ __device__ bool launch_wide(const launch_context& ctx, const quad_args& a, const
   const unsigned int k = atomicAdd(&a.counters[2], 1u);
   if (k >= a.task_capacity) return false;
   wide_task* t = a.tasks + k;
-  t->v = c;
-  for (int q = 0; q < 4; ++q) t->count[q] = 0;
-  t->count_done = 0;
-  t->scatter_done = 0;
-  t->grid = (c.end - c.begin + wide_chunk - 1) / wide_chunk;
+  *t = wide_task_for(c);
   return static_cast<bool>(launch_child(ctx, sites::quadtree_wide, dim3(t->grid), dim3(wide_threads),
                                         stream_kind::fire_and_forget, wide_count_body{a, t}, 0u, c.end - c.begin));
 }
@@ -562,9 +551,7 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
                 options.variant};
     const quad_node root{0, 0, n, 0};
     if (n > wide_points) {  // the root's count grid, from the host (task 0)
-      wide_task t{};
-      t.v = root;
-      t.grid = (n + wide_chunk - 1) / wide_chunk;
+      const wide_task t = wide_task_for(root);
       const unsigned int taken = 1;
       CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->tasks.get(), &t, sizeof t, cudaMemcpyHostToDevice, stream));
       CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->counters.get() + 2, &taken, sizeof taken, cudaMemcpyHostToDevice, stream));

@@ -135,12 +135,17 @@ __device__ launch_result launch_node(const launch_context& ctx, const recursion_
                       generation_body<Kind>{a, g}, 0u, len);
 }
 
+/// Whether a thread may still ask for launches after `r`: yes when launched or refused for the
+/// budget (children complete and give it back); no after a refusal for depth (deeper launches
+/// would be refused too) or a launch error (it repeats).
+__device__ __forceinline__ bool may_ask_again(const launch_result& r) {
+  return r || r.outcome == launch_outcome::fallback_budget;
+}
+
 /// The subtree below s (s itself already visited), walked by this thread in preorder without a
 /// stack (first child down, next sibling across, parent up); a node with more than the
-/// threshold's children met on the way is given a child grid when the layer allows (never
-/// again after a refusal for depth or a launch error: deeper launches would be refused too, and
-/// an error repeats; a budget refusal is asked again, as children complete). Returns the nodes
-/// visited.
+/// threshold's children met on the way is given a child grid when the layer allows (and asked
+/// for while may_ask_again). Returns the nodes visited.
 template <group_kind Kind>
 __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a, std::uint32_t s,
                               bool try_start, bool may_launch) {
@@ -153,7 +158,7 @@ __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a
     if (descend && may_launch && (!at_start || try_start) && t.count(u) > a.threshold) {
       const launch_result r = launch_node<Kind>(ctx, a, u);
       if (r) descend = false;
-      else if (r.outcome != launch_outcome::fallback_budget) may_launch = false;
+      may_launch = may_ask_again(r);
       if (!r) record_inline_items(ctx, sites::tree_children, t.count(u));
     }
     at_start = false;
@@ -220,14 +225,14 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
   warp_probe probe(ctx, sites::tree_walk);
   bool walked = mine && len > 0;
   bool try_start = true;   // the walk may still launch for v itself
-  bool may_launch = true;  // false after a refusal for depth or an error (see walk)
+  bool may_launch = true;  // until a refusal that would repeat (may_ask_again)
   if constexpr (Kind == group_kind::per_node) {
     try_start = false;  // decided here
     if (walked && len > a.threshold) {
       const launch_result r = launch_node<Kind>(ctx, a, v);
       if (r) walked = false;
       else record_inline_items(ctx, sites::tree_children, len);
-      if (!r && r.outcome != launch_outcome::fallback_budget) may_launch = false;
+      may_launch = may_ask_again(r);
     }
   } else if constexpr (Kind == group_kind::warp) {
     constexpr unsigned int full = 0xffffffffu;

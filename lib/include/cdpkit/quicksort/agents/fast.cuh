@@ -158,7 +158,7 @@ struct fast_agent {
       __syncthreads();
       return;
     } else {
-    if (!last_block(&t->count_done, t->grid, s.last)) return;
+    if (!last_block_to_arrive(&t->count_done, t->grid, s.last)) return;
     // 2. the last block: bucket starts, then the scatter as the next step of this level
     scan_counts(t);
     if (threadIdx.x == 0) {
@@ -169,18 +169,6 @@ struct fast_agent {
       if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
     }
     }
-  }
-
-  /// True in the block that finished last (all threads of the block get the answer).
-  __device__ static bool last_block(std::uint32_t* done, std::uint32_t grid, bool& flag) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      flag = atomicAdd(done, 1u) == grid - 1;
-      if (flag) __threadfence();
-    }
-    __syncthreads();
-    return flag;
   }
 
   /// The count and scatter passes stream keys: enough resident blocks matter more than the
@@ -239,7 +227,7 @@ struct fast_agent {
     if constexpr (!InGrid) {
       __syncthreads();
     } else {
-      if (last_block(&t->scatter_done, t->grid, s.last)) spawn<BlockThreads>(ctx, a, t);
+      if (last_block_to_arrive(&t->scatter_done, t->grid, s.last)) spawn<BlockThreads>(ctx, a, t);
     }
   }
 

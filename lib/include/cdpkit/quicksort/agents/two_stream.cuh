@@ -128,14 +128,7 @@ struct two_stream_agent {
       }
       probe.commit();
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      last = atomicAdd(&t->done, 1u) == t->grid - 1;
-      if (last) __threadfence();
-    }
-    __syncthreads();
-    if (last) spawn(ctx, a, t);
+    if (last_block_to_arrive(&t->done, t->grid, last)) spawn(ctx, a, t);
   }
 
   // 2. the two sides
