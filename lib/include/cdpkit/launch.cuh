@@ -26,6 +26,16 @@
 // after a refused launch), record_auto_threshold (a threshold chosen on the device) and
 // warp_probe (cdpkit/probe.cuh) — never through launch_state's storage.
 //
+// One rule the layer cannot enforce: the lanes of a warp request launches from one convergent
+// point at a time (a subset of lanes at the same call, after a __syncwarp), never from divergent
+// branches or from different iterations of their own loops. Measured on an H200: a warp whose
+// lanes entered the device runtime's launch from different iterations of a per-lane tree walk
+// stopped for good, two lanes spinning inside the runtime's launch path and their warp-mates
+// (one of them on its way to a launch) never scheduled again, and the whole recursion with it
+// (docs/design.md, "Launches from divergent lanes"). A loop that may launch in its body is
+// stepped by the whole warp together (__any_sync) with the requests made after a __syncwarp;
+// launches from different branches take turns (one branch, __syncwarp, the other).
+//
 // Compile with relocatable device code (-rdc=true / CUDA_SEPARABLE_COMPILATION) and link cudadevrt.
 
 #include <cdpkit/launch/state.hpp>
@@ -365,7 +375,9 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
 /// Request a child grid running `body(child_context)` on every thread of `grid` x `block`.
 ///
 /// Preconditions: called from a grid launched with a launch_context (`parent`); `site` <
-/// trace_limits::max_sites; grid has at least one block. `work` (optional) is the number of useful
+/// trace_limits::max_sites; grid has at least one block; the calling lanes of a warp are
+/// converged here (no other lane of the warp requests a launch from another point meanwhile:
+/// see the rule at the top of this file). `work` (optional) is the number of useful
 /// items the child covers; it feeds the child-size histograms.
 /// Returns launched, or the reason the caller must now do the work itself (budget, depth, error).
 /// Never blocks; never waits for the child (CDP2: a parent cannot wait; use stream_kind::tail for

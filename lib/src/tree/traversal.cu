@@ -142,25 +142,37 @@ __device__ __forceinline__ bool may_ask_again(const launch_result& r) {
   return r || r.outcome == launch_outcome::fallback_budget;
 }
 
-/// The subtree below s (s itself already visited), walked by this thread in preorder without a
-/// stack (first child down, next sibling across, parent up); a node with more than the
-/// threshold's children met on the way is given a child grid when the layer allows (and asked
-/// for while may_ask_again). Returns the nodes visited.
+/// The subtrees below each lane's node s (s itself already visited), walked in preorder without a
+/// stack (first child down, next sibling across, parent up), one node per lane per step, the whole
+/// warp stepping together: every lane of the warp calls it, `active` on the lanes that have a
+/// subtree to walk. A node with more than the threshold's children met on the way is given a
+/// child grid when the layer allows (and asked for while may_ask_again). The launches of a step
+/// are requested at one convergent point of the warp: lanes that entered the device runtime's
+/// launch from different iterations of their own walks stalled the device runtime on an H200
+/// (docs/design.md, "Launches from divergent lanes"). Returns the nodes this lane visited.
 template <group_kind Kind>
-__device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a, std::uint32_t s,
+__device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a, bool active, std::uint32_t s,
                               bool try_start, bool may_launch) {
+  constexpr unsigned int full = 0xffffffffu;
   const tree_view& t = a.t;
   std::uint32_t visited = 0;
   std::uint32_t u = s;
   bool at_start = true;
-  while (true) {
-    bool descend = t.count(u) > 0;
-    if (descend && may_launch && (!at_start || try_start) && t.count(u) > a.threshold) {
+  while (__any_sync(full, active)) {
+    bool descend = false, ask = false;
+    if (active) {
+      descend = t.count(u) > 0;
+      ask = descend && may_launch && (!at_start || try_start) && t.count(u) > a.threshold;
+    }
+    __syncwarp();  // the step's launch requests, from converged lanes
+    if (ask) {
       const launch_result r = launch_node<Kind>(ctx, a, u);
       if (r) descend = false;
       may_launch = may_ask_again(r);
       if (!r) record_inline_items(ctx, sites::tree_children, t.count(u));
     }
+    __syncwarp();
+    if (!active) continue;
     at_start = false;
     if (descend) {
       u = t.children[t.off[u]];
@@ -181,8 +193,9 @@ __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a
       }
       u = p;
     }
-    if (!moved) return visited;
+    active = moved;
   }
+  return visited;
 }
 
 /// A child grid's body: thread k visits node k of the group, then its children are expanded as
@@ -228,6 +241,7 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
   bool may_launch = true;  // until a refusal that would repeat (may_ask_again)
   if constexpr (Kind == group_kind::per_node) {
     try_start = false;  // decided here
+    __syncwarp();       // the requests from converged lanes (a leaf's combine_up diverges)
     if (walked && len > a.threshold) {
       const launch_result r = launch_node<Kind>(ctx, a, v);
       if (r) walked = false;
@@ -336,9 +350,8 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
       try_start = false;  // (as for warps)
     }
   }
-  std::uint32_t steps = 0;
-  if (walked) steps = walk<Kind>(ctx, a, v, try_start, may_launch);
-  __syncwarp();  // every lane of the warp gets here (no thread leaves a body early)
+  // every lane of the warp gets here (no thread leaves a body early) and walks together
+  const std::uint32_t steps = walk<Kind>(ctx, a, walked, v, try_start, may_launch);
   probe.steps(steps);
   probe.commit();
 }

@@ -313,33 +313,33 @@ struct fast_agent {
   __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
     const unsigned int buckets = 2 * ((1u << t->levels) - 1) + 1;
     const std::uint32_t to = 1 - t->which;
-    for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads) {
-      const std::uint32_t begin = t->begin + t->start[b];
-      const std::uint32_t n = t->start[b + 1] - t->start[b];
-      const small_job job{begin, n, to | (b % 2 == 1 ? 2u : 0u)};
+    // Every thread takes the same number of rounds (a bucket or none in each), so that a warp's
+    // launch requests are made from converged lanes, task grids first, then copy grids: lanes of
+    // a warp must not enter the device runtime's launch from different branches at once
+    // (docs/design.md, "Launches from divergent lanes").
+    for (unsigned int first = 0; first < buckets; first += BlockThreads) {
+      const unsigned int b = first + threadIdx.x;
+      const bool mine = b < buckets;
+      const std::uint32_t begin = mine ? t->begin + t->start[b] : 0;
+      const std::uint32_t n = mine ? t->start[b + 1] - t->start[b] : 0;
+      const bucket_action action = mine ? action_of(b, n, to) : bucket_action::none;
       bool launched = false;
-      switch (action_of(b, n, to)) {
-        case bucket_action::small_sort:
-        case bucket_action::small_copy: break;
-        case bucket_action::child_task: {
-          task_t* child = new_task(a, begin, n, to);
-          launched = child != nullptr &&
-                     static_cast<bool>(launch_child(ctx, sites::qs_fast_range, dim3(child->grid),
-                                                    dim3(child_pass_threads),
-                                                    stream_kind::fire_and_forget,
-                                                    count_body<child_pass_threads>{a, child}, 0u,
-                                                    n));
-          break;
-        }
-        case bucket_action::copy_grid:
-          launched = static_cast<bool>(launch_items(ctx, sites::qs_fast_copy, n, block_threads,
-                                                    stream_kind::fire_and_forget,
-                                                    copy_items{a.buf, begin}));
-          break;
-        default: continue;  // empty, or equal keys already home
+      __syncwarp();
+      if (action == bucket_action::child_task) {
+        task_t* child = new_task(a, begin, n, to);
+        launched = child != nullptr &&
+                   static_cast<bool>(launch_child(ctx, sites::qs_fast_range, dim3(child->grid),
+                                                  dim3(child_pass_threads), stream_kind::fire_and_forget,
+                                                  count_body<child_pass_threads>{a, child}, 0u, n));
+      }
+      __syncwarp();
+      if (action == bucket_action::copy_grid) {
+        launched = static_cast<bool>(launch_items(ctx, sites::qs_fast_copy, n, block_threads,
+                                                  stream_kind::fire_and_forget, copy_items{a.buf, begin}));
       }
       // small, or not launched: a job of the drain grid
-      if (!launched) enqueue(ctx, a, job);
+      if (action != bucket_action::none && !launched)
+        enqueue(ctx, a, small_job{begin, n, to | (b % 2 == 1 ? 2u : 0u)});
     }
   }
 

@@ -147,8 +147,12 @@ struct two_stream_agent {
       equal_left = t->or_equal != 0;
     }
     __syncthreads();
-    if (threadIdx.x < 2) {
-      const unsigned int side = threadIdx.x;
+    // thread `side` requests side's grid, one side after the other: two lanes of a warp must not
+    // enter the device runtime's launch from different branches at once (docs/design.md,
+    // "Launches from divergent lanes")
+    for (unsigned int side = 0; side < 2; ++side) {
+      __syncwarp();
+      if (threadIdx.x != side) continue;
       side_inline[side] = false;
       const std::uint32_t n = side_n[side], begin = side_begin[side];
       if (n == 0 || (side == 0 && equal_left)) {
