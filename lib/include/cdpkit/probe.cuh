@@ -31,6 +31,7 @@
 // number changes or at commit(): one atomic per run, not per step (a uniform loop costs one per
 // warp instead of one per iteration; a lane that is leader for a while flushes its own runs).
 
+#include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
 #include <cdpkit/launch/types.hpp>
 
@@ -55,7 +56,7 @@ class warp_probe {
   __device__ void step() {
     if (state_ == nullptr) return;
     const unsigned int mask = __activemask();
-    if (lane_id() == static_cast<unsigned int>(__ffs(mask) - 1)) {
+    if (detail::lane_id() == static_cast<unsigned int>(__ffs(mask) - 1)) {
       const unsigned int active = static_cast<unsigned int>(__popc(mask));
       ++leader_steps_;
       leader_active_ += active;
@@ -76,7 +77,7 @@ class warp_probe {
   __device__ void steps(unsigned int n) {
     if (state_ == nullptr) return;
     const unsigned int mask = __activemask();
-    const unsigned int lane = lane_id();
+    const unsigned int lane = detail::lane_id();
     unsigned int rank = 0;  // lanes before this one in the order: n descending, then lane ascending
     unsigned int next = 0;  // the largest n of the lanes after this one
     unsigned int most = 0;
@@ -121,7 +122,7 @@ class warp_probe {
       }
     }
     leader_steps_ = leader_active_ = 0;
-    if (steps == 0 || lane_id() != static_cast<unsigned int>(__ffs(mask_) - 1)) return;
+    if (steps == 0 || detail::lane_id() != static_cast<unsigned int>(__ffs(mask_) - 1)) return;
     site_counters& c = state_->sites[site_];
     const double efficiency = static_cast<double>(active) / (32.0 * steps);
     int bucket = static_cast<int>(efficiency * trace_limits::efficiency_buckets);
@@ -139,12 +140,6 @@ class warp_probe {
     if (run_length_ == 0) return;
     atomicAdd(&state_->sites[site_].lanes_hist[run_active_], static_cast<unsigned long long>(run_length_));
     run_length_ = 0;
-  }
-
-  __device__ static unsigned int lane_id() {
-    unsigned int lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    return lane;
   }
 
   launch_state* state_;
@@ -169,9 +164,8 @@ __device__ inline void probe_single_step(const launch_context& ctx, std::uint16_
     return;
   }
   const unsigned int mask = __activemask();
-  unsigned int lane, sm;
-  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-  if (lane != static_cast<unsigned int>(__ffs(mask) - 1)) return;
+  unsigned int sm;
+  if (detail::lane_id() != static_cast<unsigned int>(__ffs(mask) - 1)) return;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   const unsigned int stripe = sm % single_step_stripes;
   atomicAdd(&ctx.state->single_steps[(site * single_step_stripes + stripe) * trace_limits::lane_buckets +

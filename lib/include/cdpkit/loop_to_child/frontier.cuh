@@ -3,6 +3,8 @@
 // BFS frontier's neighbour lists, a tree level's children lists): the frontier as segments, and
 // the append of the next frontier.
 
+#include <cdpkit/detail/lane.cuh>
+
 #include <cstdint>
 
 namespace cdpkit::loop_to_child {
@@ -25,8 +27,7 @@ struct no_pre_op {
 /// other active lanes of its warp, one atomicAdd per warp. Order among appends is not kept.
 __device__ __forceinline__ void append_to_frontier(std::uint32_t* out, std::uint32_t* count, std::uint32_t value) {
   const unsigned int mask = __activemask();
-  unsigned int lane;
-  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  const unsigned int lane = cdpkit::detail::lane_id();
   const unsigned int leader = __ffs(mask) - 1;
   const unsigned int rank = __popc(mask & ((1u << lane) - 1u));
   std::uint32_t base = 0;

@@ -19,6 +19,7 @@
 //
 // Every function here is called by all threads of a block (they synchronize), except where said.
 
+#include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/probe.cuh>
 #include <cdpkit/quicksort/agents/radix_tile.cuh>
@@ -49,12 +50,7 @@ struct sort_buffers {
   V* values[2];  ///< unused (null) when V is no_values
 };
 
-/// The lane's index in its warp and the mask of the lanes below it.
-__device__ __forceinline__ unsigned int lane_id() {
-  unsigned int lane;
-  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-  return lane;
-}
+using cdpkit::detail::lane_id;
 
 /// counters[b] += 1 for the calling thread; returns the counter's value before the thread's own
 /// increment (a distinct slot per thread). When every active lane of the warp has the same bucket
