@@ -239,6 +239,8 @@ TEST_CASE("the PM timeline covers the traced run: every child grid's window lies
   CHECK(m.collected.times.traced_ms.has_value());
   CHECK(m.collected.times.metrics_ms.has_value());
   CHECK(m.collected.times.timeline_ms.has_value());
+  REQUIRE(m.collected.times.baseline_ms.has_value());  // the overheads' yardstick
+  CHECK(*m.collected.times.baseline_ms > 0.0);
 }
 
 TEST_CASE("the range profiler and PM sampling take turns in one collector, and repeated range "

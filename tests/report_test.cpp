@@ -1055,9 +1055,18 @@ TEST_CASE("the SM activity section shows the mean and the idle share of the samp
   const auto note = html.find("metrics: CUPTI: another profiler holds CUPTI");
   REQUIRE(note != std::string::npos);
   CHECK(note < html.find("<h2 id=\"glance\">"));
-  // the collection overhead: each collection run over the timed 2 ms
+  // the collection overhead: without a baseline in the profile, each collection run over the timed 2 ms
   const std::string overhead = section_of(html, "overhead");
-  CHECK(contains(overhead, "<td>2.000</td><td>2.200 ms (1.10x)</td><td>4.000 ms (2.00x)</td><td>3.000 ms (1.50x)</td>"));
+  CHECK(contains(overhead,
+                 "<td>2.000</td><td>-</td><td>2.200 ms (1.10x)</td><td>4.000 ms (2.00x)</td><td>3.000 ms (1.50x)</td>"));
+  // with one, over the untraced runs made as the collection runs were
+  auto based = collected_profile();
+  based.runs[1].collect.baseline_ms = 2.5;
+  const auto o = rep::collection_overhead(based.runs[1]);
+  CHECK(o.traced == std::optional<double>(2.2 / 2.5));
+  CHECK(o.metrics == std::optional<double>(4.0 / 2.5));
+  CHECK(contains(section_of(rep::render_html({based}), "overhead"),
+                 "<td>2.000</td><td>2.500</td><td>2.200 ms (0.88x)</td><td>4.000 ms (1.60x)</td><td>3.000 ms (1.20x)</td>"));
   // a busy GPU: no finding
   auto busy = collected_profile();
   busy.runs[1].timeline = timeline_of({{90.0, 80.0}, {70.0, 60.0}});

@@ -460,6 +460,7 @@ schema::profile collected_profile() {
   run.collect.traced_ms = 1.1;
   run.collect.metrics_ms = 1.25;
   run.collect.timeline_ms = 1.5;
+  run.collect.baseline_ms = 1.05;
   p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"a note"}};
   schema::host_activity_profile a;
   a.kernels = {{std::uint64_t{1}, "root_kernel", 900, 2000, 64, 256}, {std::nullopt, "other", 3000, 3100, 1, 32},
@@ -504,6 +505,8 @@ TEST_CASE("a cdpkit-profile/4 document keeps the hardware metrics, the timeline 
   CHECK(t.index_of("sm__inst_executed_realtime.sum") == std::optional<std::size_t>(1));
   CHECK(t.clock_offset_ns == std::optional<std::int64_t>(-412345));
   CHECK(q.runs[1].collect.metrics_ms == 1.25);
+  CHECK(q.runs[1].collect.baseline_ms == std::optional<double>(1.05));
+  CHECK_FALSE(q.runs[0].collect.baseline_ms.has_value());
   REQUIRE(q.collector.has_value());
   CHECK(q.collector->notes == std::vector<std::string>{"a note"});
   REQUIRE(q.host_activity.has_value());
@@ -570,6 +573,12 @@ TEST_CASE("a /4 document's collector parts are checked and a /3 document has non
   d = doc;
   d["runs"][1]["collect"]["traced_ms"] = -1.0;
   CHECK(parse_error(d) == "p.json: /runs/1/collect/traced_ms: expected a non-negative number or null");
+  d = doc;
+  d["runs"][1]["collect"]["baseline_ms"] = "fast";
+  CHECK(parse_error(d) == "p.json: /runs/1/collect/baseline_ms: expected a number or null");
+  d = doc;  // written before the baseline existed: read, the baseline unset
+  d["runs"][1]["collect"].erase("baseline_ms");
+  CHECK_FALSE(schema::parse_profile(d.dump(), "p.json").runs[1].collect.baseline_ms.has_value());
   d = doc;
   d["runs"][1].erase("collect");
   CHECK(parse_error(d) == "p.json: /runs/1/collect: missing");

@@ -54,7 +54,7 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
     for (const auto& r : rows) {
       const measurement& m = *r.m;
       const auto& c = m.collected;
-      const double base = m.time.median_ms;
+      const double base = c.times.baseline_ms.value_or(m.time.median_ms);
       std::string hw = "-", ctas = "-", host = "-", child = "-", acc = "-", active = "-";
       if (c.hardware) {
         if (const auto e = c.hardware->warp_efficiency()) hw = format("%.3f", *e);
@@ -78,7 +78,9 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
     out << "probe eff: the trace's warp probes; hw eff: thread / warp instructions / 32 over the measured run "
            "(children included). CTAs = host blocks + child blocks + the device runtime's own (runtime: each of 1 to "
            "32 threads; copies: the driver's copy and memset kernels). SM active: "
-           "mean over the sampled run. trace x .. timeline x: that run's time over the timed median.\n";
+           "mean over the sampled run. trace x .. timeline x: that run's time over the median of untraced runs made the "
+           "same way (the preparation waited for, then the run between two events; the timed runs overlap the next "
+           "run's submission with the GPU's work, these do not).\n";
   }
   for (const auto& n : collector.notes()) out << "collector: " << n << "\n";
 }

@@ -510,8 +510,10 @@ std::optional<sm_activity> build_sm_activity(const run_profile& run, const schem
 
 collect_overhead collection_overhead(const run_profile& run) {
   collect_overhead o;
-  if (run.ms <= 0) return o;
-  const auto over = [&](const std::optional<double>& ms) { return ms ? std::optional<double>(*ms / run.ms) : std::nullopt; };
+  // over the untraced runs made as the collection runs were, when the profile has them
+  const double base = run.collect.baseline_ms && *run.collect.baseline_ms > 0 ? *run.collect.baseline_ms : run.ms;
+  if (base <= 0) return o;
+  const auto over = [&](const std::optional<double>& ms) { return ms ? std::optional<double>(*ms / base) : std::nullopt; };
   o.traced = over(run.collect.traced_ms);
   o.metrics = over(run.collect.metrics_ms);
   o.timeline = over(run.collect.timeline_ms);

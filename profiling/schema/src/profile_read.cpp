@@ -645,6 +645,8 @@ profile parse_profile(const std::string& text, const std::string& name) {
         run.collect.traced_ms = get_optional_nonnegative(collect, "traced_ms", cc);
         run.collect.metrics_ms = get_optional_nonnegative(collect, "metrics_ms", cc);
         run.collect.timeline_ms = get_optional_nonnegative(collect, "timeline_ms", cc);
+        if (collect.contains("baseline_ms"))  // absent in profiles written before it
+          run.collect.baseline_ms = get_optional_nonnegative(collect, "baseline_ms", cc);
       }
       p.runs.push_back(std::move(run));
     }

@@ -425,7 +425,8 @@ json run_json(const run_profile& r) {
           {"collect",
            {{"traced_ms", opt(r.collect.traced_ms)},
             {"metrics_ms", opt(r.collect.metrics_ms)},
-            {"timeline_ms", opt(r.collect.timeline_ms)}}}};
+            {"timeline_ms", opt(r.collect.timeline_ms)},
+            {"baseline_ms", opt(r.collect.baseline_ms)}}}};
 }
 
 json profile_json(const profile& p) {

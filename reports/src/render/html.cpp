@@ -333,17 +333,22 @@ std::string overhead_cell(const std::optional<double>& ms, const std::optional<d
 
 void overhead_section(std::ostringstream& o, const profile_analysis& a) {
   const profile& p = *a.source;
-  o << "<table><tr><th class=\"l\">run</th><th>timed ms</th><th>traced</th><th>metrics</th><th>timeline</th></tr>";
+  o << "<table><tr><th class=\"l\">run</th><th>timed ms</th><th>baseline ms</th><th>traced</th><th>metrics</th>"
+       "<th>timeline</th></tr>";
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const collect_overhead& c = a.runs[k].overhead;
     if (!c.any()) continue;
     const run_profile& r = p.runs[k];
-    o << "<tr><td class=\"l\">" << esc(run_title(r)) << "</td><td>" << fmt(r.ms, 3) << "</td>"
+    o << "<tr><td class=\"l\">" << esc(run_title(r)) << "</td><td>" << fmt(r.ms, 3) << "</td><td>"
+      << (r.collect.baseline_ms ? fmt(*r.collect.baseline_ms, 3) : std::string("-")) << "</td>"
       << overhead_cell(r.collect.traced_ms, c.traced) << overhead_cell(r.collect.metrics_ms, c.metrics)
       << overhead_cell(r.collect.timeline_ms, c.timeline) << "</tr>";
   }
-  o << "</table><p class=\"note\">Each collection run's time over the timed median without collection (1.02x: 2% "
-       "slower): the trace, the hardware metrics and the PM timeline are each taken in a run of their own.</p>";
+  o << "</table><p class=\"note\">Each collection run's time over the baseline (1.02x: 2% slower): the median of "
+       "untraced runs made as the collection runs are, the preparation waited for and then the run between two "
+       "events (the timed runs overlap a run's submission with the GPU's work, which matters for runs of a "
+       "fraction of a millisecond). Without a baseline in the profile, over the timed median. The "
+       "trace, the hardware metrics and the PM timeline are each taken in a run of their own.</p>";
 }
 
 /// The collector's notes (why a part stood aside), at the top of the report.

@@ -207,12 +207,13 @@ inline constexpr std::size_t max_activity_points = 600;
 /// profile's host activity (null when none); its kernels with run == run.id are drawn.
 std::optional<sm_activity> build_sm_activity(const run_profile& run, const schema::host_activity_profile* host);
 
-/// A collection run's time over the run's timed median (1.02 = 2% slower); unset when not made.
+/// A collection run's time over the untraced runs made the same way (run.collect.baseline_ms; the
+/// timed median run.ms for profiles without it): 1.02 = 2% slower; unset when not made.
 struct collect_overhead {
   std::optional<double> traced, metrics, timeline;
   [[nodiscard]] bool any() const noexcept { return traced || metrics || timeline; }
 };
-/// The run's collection times over run.ms (all unset when run.ms is not positive).
+/// The run's collection times over its baseline (all unset when that is not positive).
 collect_overhead collection_overhead(const run_profile& run);
 
 /// Index of the run that is the baseline for `run`: among the runs of the same algorithm and

@@ -265,9 +265,12 @@ struct timeline_profile {
   [[nodiscard]] std::optional<double> mean(const std::string& metric) const;
 };
 
-/// The times of the collection runs of a variant (ms; unset: not made).
+/// The times of the collection runs of a variant (ms; unset: not made). `baseline_ms`: the median
+/// of untraced runs made as the collection runs are (the preparation waited for, the GPU idle,
+/// then the run between two events), so that a collection run's time over it is what collecting
+/// cost; unset (profiles written before it): the overheads are taken over the timed median.
 struct collect_times {
-  std::optional<double> traced_ms, metrics_ms, timeline_ms;
+  std::optional<double> traced_ms, metrics_ms, timeline_ms, baseline_ms;
 };
 
 /// A run in the profile: its description, its index in the document, and its trace (if traced).
