@@ -143,11 +143,13 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     // The collections' yardstick: untraced runs made as the collection runs are. Against the timed
     // median (whose runs overlap the next run's submission with the GPU's work) a run of a fraction
     // of a millisecond would count its own submission as collection overhead.
+    // Runs of collection_short_ms and more are made once each (the submission is lost in them).
+    const int n = m.time.median_ms < collection_short_ms ? collection_reps : 1;
     std::vector<double> baseline, traced_ms;
-    for (int r = 0; r < collection_reps; ++r) baseline.push_back(collection_protocol_run("measure: baseline run", {}));
+    for (int r = 0; r < n; ++r) baseline.push_back(collection_protocol_run("measure: baseline run", {}));
     m.collected.times.baseline_ms = median(baseline);
     // the traced time is a median too; the trace kept is the last run's
-    for (int r = 0; r < collection_reps; ++r) {
+    for (int r = 0; r < n; ++r) {
       double ms = 0;
       m.trace = traced_run("measure: traced run", ms, {});
       traced_ms.push_back(ms);

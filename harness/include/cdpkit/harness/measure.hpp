@@ -63,14 +63,16 @@ bool all_verified(const Results& results) {
 /// The check column of the tables: "ok", "FAIL <mismatches>" or "unchecked".
 std::string check_text(const measurement& m);
 
-/// Untraced runs (the baseline) and traced runs made for a traced measurement: their medians are
-/// the collection times' yardstick and the traced time.
+/// Untraced runs (the baseline) and traced runs made for a traced measurement whose timed median
+/// is under collection_short_ms (one of each for longer runs): their medians are the collection
+/// times' yardstick and the traced time.
 inline constexpr int collection_reps = 3;
+inline constexpr double collection_short_ms = 10.0;
 
 /// The protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
-/// output, then if `traced`, collection_reps untraced runs made as the collection runs are (the
+/// output, then if `traced`, collection_reps (or 1, see above) untraced runs made as the collection runs are (the
 /// preparation waited for, the run between two events: collect_times::baseline_ms, their median)
-/// and collection_reps runs inside a trace_session, each output checked (traced_ms: their
+/// and as many runs inside a trace_session, each output checked (traced_ms: their
 /// median; the trace: the last one's). With a `collector` (may be null; its options decide, `traced` is then ignored): the traced
 /// run when its options say trace; with metrics or the timeline, CUPTI's activity API held on
 /// (collector::hold_host_activity) and one untimed traced run first; with the timeline, one more
