@@ -107,15 +107,11 @@ int main(int argc, char** argv) {
       const std::string input = cdpkit::harness::input_label(p);
       const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps);
       cdpkit::harness::print_results(std::cout, input, workload, results);
-      for (const auto& r : results)
-        doc["rows"].push_back(
-            cdpkit::harness::bench_row_json(cdpkit::harness::to_bench_row(input, workload, r)));
-      ok = ok && cdpkit::harness::all_verified(results);
+      ok = cdpkit::harness::add_bench_rows(doc, results, [&](const auto& r) {
+             return cdpkit::harness::to_bench_row(input, workload, r);
+           }) && ok;
     }
-    if (!json_path.empty()) {
-      cdpkit::harness::write_json_file(doc, json_path);
-      std::cout << "\nrows written to " << json_path << "\n";
-    }
+    cdpkit::harness::write_bench_document(doc, json_path, std::cout);
     return ok;
   });
 }

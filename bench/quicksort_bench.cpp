@@ -261,10 +261,7 @@ int main(int argc, char** argv) {
               << (skipped.empty() ? std::string()
                                   : ", " + std::to_string(skipped.size()) + " cases skipped")
               << "; " << format("%.0f", seconds_since(t_start)) << " s in all\n";
-    if (!json_path.empty()) {
-      cdpkit::harness::write_json_file(doc, json_path);
-      std::cout << "\nrows written to " << json_path << "\n";
-    }
+    cdpkit::harness::write_bench_document(doc, json_path, std::cout);
     return ok;
   });
 }

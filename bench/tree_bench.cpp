@@ -106,14 +106,9 @@ int main(int argc, char** argv) {
       }
       const auto results = cdpkit::harness::run_tree_variants(c, dt, runtime, runs, reps);
       cdpkit::harness::print_tree_results(std::cout, c, results);
-      for (const auto& r : results)
-        doc["rows"].push_back(cdpkit::harness::bench_row_json(cdpkit::harness::to_bench_row(c, r)));
-      ok = ok && cdpkit::harness::all_verified(results);
+      ok = cdpkit::harness::add_bench_rows(doc, results, [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); }) && ok;
     }
-    if (!json_path.empty()) {
-      cdpkit::harness::write_json_file(doc, json_path);
-      std::cout << "\nrows written to " << json_path << "\n";
-    }
+    cdpkit::harness::write_bench_document(doc, json_path, std::cout);
     return ok;
   });
 }

@@ -72,4 +72,10 @@ void write_json_file(const nlohmann::json& doc, const std::string& path) {
   }
 }
 
+void write_bench_document(const nlohmann::json& doc, const std::string& path, std::ostream& out) {
+  if (path.empty()) return;
+  write_json_file(doc, path);
+  out << "\nrows written to " << path << "\n";
+}
+
 }  // namespace cdpkit::harness

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 
 namespace cdpkit::harness {
@@ -43,5 +44,17 @@ nlohmann::json bench_document(nlohmann::json device);
 /// never a partial file or a leftover `path`.tmp. Throws cdpkit::input_error naming `path` (the
 /// programs' exit 2) on any failure.
 void write_json_file(const nlohmann::json& doc, const std::string& path);
+
+/// Append the row of every result (`row_of(result)` -> bench_row) to `doc["rows"]`; true when
+/// every result was checked and matched (all_verified).
+template <class Results, class RowOf>
+bool add_bench_rows(nlohmann::json& doc, const Results& results, RowOf row_of) {
+  for (const auto& r : results) doc["rows"].push_back(bench_row_json(row_of(r)));
+  return all_verified(results);
+}
+
+/// The benchmarks' --json: write `doc` to `path` (write_json_file) and say so on `out`; nothing
+/// when `path` is empty.
+void write_bench_document(const nlohmann::json& doc, const std::string& path, std::ostream& out);
 
 }  // namespace cdpkit::harness
