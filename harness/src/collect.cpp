@@ -28,6 +28,12 @@ void add_collect_options(CLI::App& app, collect_spec& spec) {
       ->check(CLI::Range(1.0, 1e6));
 }
 
+void add_sample_options(CLI::App& app, sample_options& o) {
+  add_launch_options(app, o.launch);
+  app.add_option("--profile", o.profile_path, "write the profile JSON (cdpkit-profile/4) here");
+  add_collect_options(app, o.collect);
+}
+
 std::string accounting_text(const schema::cta_accounting& a) {
   const std::int64_t d = a.unaccounted(), t = a.unaccounted_threads();
   switch (schema::classify(a)) {

@@ -32,7 +32,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"bfs: every BFS variant on one graph, timed, traced and checked"};
-  std::string graph_spec = "rmat:20", profile_path;
+  std::string graph_spec = "rmat:20";
   std::vector<std::string> variant_names{"all"};
   std::optional<std::uint32_t> source, threshold;
   std::vector<std::uint32_t> sweep;
@@ -54,20 +54,17 @@ int main(int argc, char** argv) {
   app.add_option("--sweep", sweep, "also run thresholded with each of these T")->delimiter(',');
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  cdpkit::launch_config config;
-  cdpkit::harness::add_launch_options(app, config);
   app.add_flag("--directed", directed, "keep edge directions (default: symmetrize)");
   app.add_flag("--allow-sparse-ids", allow_sparse_ids,
                "accept graph files whose vertex ids far exceed their edge count (isolated "
                "vertices)");
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/4) here");
-  cdpkit::harness::collect_spec collect;
-  cdpkit::harness::add_collect_options(app, collect);
+  cdpkit::harness::sample_options opts;
+  cdpkit::harness::add_sample_options(app, opts);
   return cdpkit::harness::run_program("bfs", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("bfs sample");
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_bfs_variants(),
                                                            cdpkit::parse_bfs_variant);
-    const auto collect_options = collect.options();
+    const auto collect_options = opts.collect.options();
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     cdpkit::csr_options csr;
@@ -83,7 +80,7 @@ int main(int argc, char** argv) {
                                 std::to_string(graph.num_vertices) + ")");
     const auto c = cdpkit::harness::make_bfs_case(graph_spec, graph, src);
 
-    cdpkit::launch_runtime runtime(config);
+    cdpkit::launch_runtime runtime(opts.launch);
     cdpkit::device_graph dgraph(graph);
     std::vector<cdpkit::bfs_options> runs;
     for (const auto& v : variants) {
@@ -103,8 +100,8 @@ int main(int argc, char** argv) {
     cdpkit::harness::print_collected(
         std::cout, cdpkit::harness::collected_rows(results, [](const auto& r) { return to_string(r.options.choice()); }),
         collector);
-    if (!profile_path.empty())
-      cdpkit::harness::write_sample_profile(std::cout, profile_path, "bfs", collector, results,
+    if (!opts.profile_path.empty())
+      cdpkit::harness::write_sample_profile(std::cout, opts.profile_path, "bfs", collector, results,
                                             [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
     return cdpkit::harness::all_verified(results);
   });

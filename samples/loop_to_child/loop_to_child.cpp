@@ -32,7 +32,6 @@ int main(int argc, char** argv) {
   CLI::App app{"loop_to_child: every loop-to-child policy on one workload, timed, traced and checked"};
   std::vector<std::string> variant_names{"all"};
   std::string dist_name = "power_law", stream_name = "fire_and_forget";
-  std::string profile_path;
   cdpkit::harness::segment_params seg;
   std::optional<std::uint32_t> threshold;
   std::uint32_t rounds = 8;
@@ -68,11 +67,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions per policy")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  cdpkit::launch_config config;
-  cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (schema cdpkit-profile/4) here");
-  cdpkit::harness::collect_spec collect;
-  cdpkit::harness::add_collect_options(app, collect);
+  cdpkit::harness::sample_options opts;
+  cdpkit::harness::add_sample_options(app, opts);
   return cdpkit::harness::run_program("loop_to_child", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("loop_to_child sample");
     seg.dist = cdpkit::harness::parse_segment_dist(dist_name);
@@ -83,11 +79,11 @@ int main(int argc, char** argv) {
     model.serial_item_ns = item_ns;
     std::vector<cdpkit::loop_policy> policies;
     for (auto k : kinds) policies.push_back(cdpkit::harness::make_policy(k, threshold, stream, model));
-    const auto collect_options = collect.options();
+    const auto collect_options = opts.collect.options();
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     const auto offsets = cdpkit::harness::make_segment_offsets(seg);
-    cdpkit::launch_runtime runtime(config);
+    cdpkit::launch_runtime runtime(opts.launch);
     cdpkit::harness::segment_workload workload(offsets, rounds, seg.seed);
     const std::string input = cdpkit::harness::input_label(seg);
 
@@ -100,9 +96,9 @@ int main(int argc, char** argv) {
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
               << runtime.pending_budget() << "\n";
 
-    if (!profile_path.empty())
+    if (!opts.profile_path.empty())
       cdpkit::harness::write_sample_profile(
-          std::cout, profile_path, "loop_to_child", collector, results,
+          std::cout, opts.profile_path, "loop_to_child", collector, results,
           [&](const auto& r) { return cdpkit::harness::to_bench_row(input, workload, r); });
     return cdpkit::harness::all_verified(results);
   });

@@ -34,7 +34,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"quadtree: every quadtree build variant on one point set, timed, traced and checked"};
-  std::string points_spec = "clustered:1048576", profile_path;
+  std::string points_spec = "clustered:1048576";
   std::vector<std::string> variant_names{"all"};
   std::optional<std::uint32_t> threshold;
   cdpkit::quadtree_params params;
@@ -53,23 +53,20 @@ int main(int argc, char** argv) {
   app.add_option("--threshold", threshold, "thresholded: launch quadrants of more points (default 4096)");
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  cdpkit::launch_config config;
-  cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/4) here");
-  cdpkit::harness::collect_spec collect;
-  cdpkit::harness::add_collect_options(app, collect);
+  cdpkit::harness::sample_options opts;
+  cdpkit::harness::add_sample_options(app, opts);
   return cdpkit::harness::run_program("quadtree", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("quadtree sample");
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_quadtree_variants(),
                                                            cdpkit::parse_quadtree_variant);
-    const auto collect_options = collect.options();
+    const auto collect_options = opts.collect.options();
 
     // the input first: a bad spec or file is one line and exit 2, with or without a GPU
     const std::vector<cdpkit::point2> points = cdpkit::load_points(points_spec, seed);
     cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU
     const auto c = cdpkit::harness::make_quadtree_case(points_spec, points, params);
 
-    cdpkit::launch_runtime runtime(config);
+    cdpkit::launch_runtime runtime(opts.launch);
     const cdpkit::device_points dp(points);
     std::vector<cdpkit::quadtree_options> runs;
     for (const auto v : variants) {
@@ -87,8 +84,8 @@ int main(int argc, char** argv) {
         collector);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget()
               << ", depth cap " << runtime.config().max_depth << "\n";
-    if (!profile_path.empty())
-      cdpkit::harness::write_sample_profile(std::cout, profile_path, "quadtree", collector, results,
+    if (!opts.profile_path.empty())
+      cdpkit::harness::write_sample_profile(std::cout, opts.profile_path, "quadtree", collector, results,
                                             [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
     return cdpkit::harness::all_verified(results);
   });

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   CLI::App app{"quicksort: every quicksort variant on one key type and distribution, timed, "
                "traced and checked against Thrust"};
   std::uint64_t n = std::uint64_t{1} << 24;
-  std::string type_name = "u32", profile_path;
+  std::string type_name = "u32";
   std::vector<std::string> dist_names{"uniform"}, variant_names{"all"};
   std::uint64_t seed = 1;
   int reps = 5;
@@ -78,15 +78,12 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions per variant")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  cdpkit::launch_config config;
-  cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/4) here");
-  cdpkit::harness::collect_spec collect;
-  cdpkit::harness::add_collect_options(app, collect);
+  cdpkit::harness::sample_options opts;
+  cdpkit::harness::add_sample_options(app, opts);
   return cdpkit::harness::run_program("quicksort", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("quicksort sample");
     const auto type = cdpkit::harness::parse_sort_key_type(type_name);
-    const auto collect_options = collect.options();
+    const auto collect_options = opts.collect.options();
     const auto dists = cdpkit::harness::parse_name_list(
         dist_names, cdpkit::harness::all_sort_distributions(),
         cdpkit::harness::parse_sort_distribution);
@@ -107,7 +104,7 @@ int main(int argc, char** argv) {
     }
 
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
-    cdpkit::launch_runtime runtime(config);
+    cdpkit::launch_runtime runtime(opts.launch);
     // Before generating anything: the sizes against the device's and the host's memory.
     cdpkit::harness::require_sort_memory(type, n, by_key, variants);
     cdpkit::profiling::profile_document doc("quicksort", cdpkit::profiling::device_json());
@@ -126,10 +123,10 @@ int main(int argc, char** argv) {
     }
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
               << runtime.pending_budget() << ", depth cap " << runtime.config().max_depth << "\n";
-    if (!profile_path.empty()) {
+    if (!opts.profile_path.empty()) {
       doc.set_collector(collector.profile());
-      doc.write(profile_path);
-      std::cout << "profile written to " << profile_path << "\n";
+      doc.write(opts.profile_path);
+      std::cout << "profile written to " << opts.profile_path << "\n";
     }
     return ok;
   });

@@ -34,7 +34,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"tree: every tree traversal variant on one tree, timed, traced and checked"};
-  std::string tree_spec = "random:1048576:powerlaw", profile_path;
+  std::string tree_spec = "random:1048576:powerlaw";
   std::vector<std::string> variant_names{"all"}, op_names{"depth", "subtree"};
   std::optional<std::uint32_t> threshold;
   std::uint32_t child_block_threads = 256;
@@ -59,11 +59,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(32, 1024));
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  cdpkit::launch_config config;
-  cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--profile", profile_path, "write the profile JSON (cdpkit-profile/4) here");
-  cdpkit::harness::collect_spec collect;
-  cdpkit::harness::add_collect_options(app, collect);
+  cdpkit::harness::sample_options opts;
+  cdpkit::harness::add_sample_options(app, opts);
   return cdpkit::harness::run_program("tree", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("tree sample");
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_tree_variants(),
@@ -73,14 +70,14 @@ int main(int argc, char** argv) {
     if (child_block_threads % 32 != 0)
       throw cdpkit::input_error("--child-block-threads must be a multiple of 32, got " +
                                 std::to_string(child_block_threads));
-    const auto collect_options = collect.options();
+    const auto collect_options = opts.collect.options();
 
     // the input first: a bad spec or file is one line and exit 2, with or without a GPU
     const cdpkit::tree t = cdpkit::load_tree(tree_spec, seed);
     cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU
     const auto c = cdpkit::harness::make_tree_case(tree_spec, t);
 
-    cdpkit::launch_runtime runtime(config);
+    cdpkit::launch_runtime runtime(opts.launch);
     const cdpkit::device_tree dt(t);
     std::vector<cdpkit::tree_options> runs;
     for (const auto op : ops)
@@ -102,8 +99,8 @@ int main(int argc, char** argv) {
                                      collector);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget()
               << ", depth cap " << runtime.config().max_depth << "\n";
-    if (!profile_path.empty())
-      cdpkit::harness::write_sample_profile(std::cout, profile_path, "tree", collector, results,
+    if (!opts.profile_path.empty())
+      cdpkit::harness::write_sample_profile(std::cout, opts.profile_path, "tree", collector, results,
                                             [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
     return cdpkit::harness::all_verified(results);
   });

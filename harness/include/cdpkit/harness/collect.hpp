@@ -4,6 +4,7 @@
 
 #include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/harness/measure.hpp>
+#include <cdpkit/harness/program.hpp>
 #include <cdpkit/profiling/collector.hpp>
 #include <cdpkit/profiling/profile.hpp>
 
@@ -25,6 +26,18 @@ struct collect_spec {
 
 /// Add --collect none|trace|metrics|timeline|all (comma lists too) and --pm-interval-us.
 void add_collect_options(CLI::App& app, collect_spec& spec);
+
+/// What every sample takes beside its own options: the launch layer's (add_launch_options),
+/// --profile and what to collect (add_collect_options).
+struct sample_options {
+  launch_config launch;
+  std::string profile_path;  ///< --profile; empty: no profile
+  collect_spec collect;
+};
+
+/// Add --pending-limit, --pending-budget, --profile, --collect and --pm-interval-us to `app`,
+/// written into `o` when parsed.
+void add_sample_options(CLI::App& app, sample_options& o);
 
 /// One variant's measurement as the collector table shows it.
 struct collected_row {
