@@ -434,7 +434,7 @@ TEST_CASE("the collector table shows probe and hardware efficiency, the accounti
   t.metrics = cdpkit::profiling::default_pm_metrics();
   t.samples = {{0, 20000, {50.0, 10.0, 1.0}}, {20000, 40000, {0.0, 0.0, 0.0}}};
   m.collected.timeline = t;
-  m.collected.times = {2.1, 3.0, std::nullopt};
+  m.collected.times = {2.1, 3.0, std::nullopt, std::nullopt};  // no baseline: over the timed median
   setenv("CUDA_INJECTION64_PATH", "/x/libToolsInjection64.so", 1);  // metrics and timeline stand aside
   cdpkit::profiling::collector c(cdpkit::profiling::parse_collect("all"), /*quiet=*/true);
   unsetenv("CUDA_INJECTION64_PATH");
@@ -450,4 +450,11 @@ TEST_CASE("the collector table shows probe and hardware efficiency, the accounti
   CHECK(text.find("1.05x") != std::string::npos);       // traced run 2.1 ms over 2.0
   CHECK(text.find("1.50x") != std::string::npos);       // measured run 3.0 ms over 2.0
   CHECK(text.find("collector: metrics: Nsight Systems or Nsight Compute") != std::string::npos);
+  // with a baseline (untraced runs made as the collection runs are), over it
+  m.collected.times.baseline_ms = 2.5;
+  std::ostringstream based;
+  cdpkit::harness::print_collected(based, {{"thresholded", &m}}, c);
+  CAPTURE(based.str());
+  CHECK(based.str().find("0.84x") != std::string::npos);  // 2.1 over 2.5
+  CHECK(based.str().find("1.20x") != std::string::npos);  // 3.0 over 2.5
 }

@@ -1,0 +1,274 @@
+// plain_recursion — a CDP recursion over a power-law tree written without cdpkit: a one-block grid
+// (per 256 children) per node with children, launched by the thread that visits the node. The
+// reproducer of the open tree stall (docs/design.md, "Launches from divergent lanes"): does the
+// device runtime itself stall, and under which options? A standalone CUDA program.
+//
+//   plain_recursion NODES [option ...]       prints one line; a stall shows as a hang (use timeout)
+//
+// Options (key=value):
+//   budget=B     the recursion's own pending budget: an atomic count of grids launched and not yet
+//                past their last block; a thread refused by it walks its node's subtree itself
+//                (preorder, no stack) and asks again at every node with children (0: no budget;
+//                a launch that fails is walked the same way)
+//   walk=lane    each refused lane walks in a loop of its own and launches where its walk is
+//   walk=warp    the warp's lanes step their walks together and launch at one convergent point
+//   limit=L      cudaLimitDevRuntimePendingLaunchCount (default 65536)
+//   seed=S       the tree's generator seed (default 1)
+//   barrier=0|1  a block barrier after the body, as cdpkit's child grids have (default 1)
+//   bottom_up=0|1  leaves add their subtree sizes up with atomics (default 1); the root's size is
+//                then checked against NODES
+// The tree: node v's fan-out is a Pareto draw with tail exponent 1.2 less one (P(0) = 0.56), nodes
+// numbered breadth first, as cdpkit's make_random_tree(..., power_law) makes them.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr unsigned int no_parent = 0xffffffffu;
+constexpr unsigned int block_threads = 256;
+
+struct tree_args {
+  const unsigned int* off;
+  const unsigned int* children;
+  const unsigned int* parent;
+  unsigned int* pending;  ///< children not yet combined (bottom_up)
+  unsigned int* size;     ///< subtree sizes (bottom_up)
+  int* in_flight;         ///< the recursion's own budget count
+  unsigned int* blocks_done;  ///< per node: blocks of its grid past the body
+  unsigned int* launches;
+  unsigned int* refusals;
+  int budget;
+  bool warp_walk, barrier, bottom_up;
+  __device__ unsigned int count(unsigned int v) const { return off[v + 1] - off[v]; }
+};
+
+__device__ void combine_up(const tree_args& t, unsigned int v) {
+  while (true) {
+    const unsigned int p = t.parent[v];
+    if (p == no_parent) return;
+    atomicAdd(&t.size[p], __ldcg(&t.size[v]));
+    __threadfence();
+    if (atomicSub(&t.pending[p], 1u) != 1u) return;
+    __threadfence();
+    v = p;
+  }
+}
+
+__device__ void arrive(const tree_args& t, unsigned int v) {
+  if (t.bottom_up && t.count(v) == 0) combine_up(t, v);
+}
+
+__global__ void node_kernel(tree_args t, unsigned int v);
+
+__device__ bool try_launch(const tree_args& t, unsigned int u) {
+  if (t.budget > 0) {
+    bool refused = *reinterpret_cast<volatile int*>(t.in_flight) >= t.budget;  // no atomic over budget
+    if (!refused && atomicAdd(t.in_flight, 1) >= t.budget) {
+      atomicSub(t.in_flight, 1);
+      refused = true;
+    }
+    if (refused) {
+      atomicAdd(t.refusals, 1u);
+      return false;
+    }
+  }
+  node_kernel<<<(t.count(u) + block_threads - 1) / block_threads, block_threads, 0, cudaStreamFireAndForget>>>(t, u);
+  if (cudaGetLastError() != cudaSuccess) {
+    if (t.budget > 0) atomicSub(t.in_flight, 1);
+    atomicAdd(t.refusals, 1u);
+    return false;
+  }
+  atomicAdd(t.launches, 1u);
+  return true;
+}
+
+/// From u, the next node of the preorder walk of s's subtree after u's subtree: a next sibling of u
+/// or of an ancestor below s (false: the walk is over).
+__device__ bool next_across(const tree_args& t, unsigned int s, unsigned int& u) {
+  while (u != s) {
+    const unsigned int p = t.parent[u];
+    unsigned int e = t.off[p];
+    while (t.children[e] != u) ++e;
+    if (e + 1 < t.off[p + 1]) {
+      u = t.children[e + 1];
+      arrive(t, u);
+      return true;
+    }
+    u = p;
+  }
+  return false;
+}
+
+/// walk=lane: this lane's own loop, launching where it is.
+__device__ void walk_lane(const tree_args& t, unsigned int s) {
+  unsigned int u = s;
+  while (true) {
+    bool down = t.count(u) > 0;
+    if (down && u != s && try_launch(t, u)) down = false;
+    if (down) {
+      u = t.children[t.off[u]];
+      arrive(t, u);
+      continue;
+    }
+    if (!next_across(t, s, u)) return;
+  }
+}
+
+/// walk=warp: every lane of the warp steps together; the step's launches from converged lanes.
+__device__ void walk_warp(const tree_args& t, unsigned int s, bool active) {
+  unsigned int u = s;
+  while (__any_sync(0xffffffffu, active)) {
+    const bool down = active && t.count(u) > 0;
+    const bool ask = down && u != s;
+    __syncwarp();
+    const bool launched = ask && try_launch(t, u);
+    __syncwarp();
+    if (!active) continue;
+    if (down && !launched) {
+      u = t.children[t.off[u]];
+      arrive(t, u);
+    } else {
+      active = next_across(t, s, u);
+    }
+  }
+}
+
+__global__ void node_kernel(tree_args t, unsigned int v) {
+  const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
+  bool walk = false;
+  unsigned int u = 0;
+  if (k < t.count(v)) {
+    u = t.children[t.off[v] + k];
+    arrive(t, u);
+    walk = t.count(u) > 0 && !try_launch(t, u);
+  }
+  if (t.warp_walk) walk_warp(t, u, walk);
+  else if (walk) walk_lane(t, u);
+  if (t.barrier) __syncthreads();
+  if (t.budget > 0 && threadIdx.x == 0) {  // the grid's last block gives its budget back
+    __threadfence();
+    if (atomicAdd(&t.blocks_done[v], 1u) == gridDim.x - 1 && t.parent[v] != no_parent) atomicSub(t.in_flight, 1);
+  }
+}
+
+bool check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return true;
+  std::fprintf(stderr, "plain_recursion: %s: %s\n", what, cudaGetErrorString(e));
+  return false;
+}
+
+int usage(const std::string& why) {
+  std::fprintf(stderr,
+               "plain_recursion: %s\nusage: plain_recursion NODES [budget=B] [walk=lane|warp] [limit=L] [seed=S] "
+               "[barrier=0|1] [bottom_up=0|1]\n",
+               why.c_str());
+  return 2;
+}
+
+bool parse_long(const char* text, long lo, long hi, long& out) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
+template <class T>
+bool upload(T** d, const std::vector<T>& h) {
+  return check(cudaMalloc(d, sizeof(T) * std::max<std::size_t>(h.size(), 1)), "cudaMalloc") &&
+         (h.empty() || check(cudaMemcpy(*d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice), "cudaMemcpy"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage("expected NODES");
+  long nodes = 0, budget = 2048, limit = 65536, seed = 1, barrier = 1, bottom_up = 1;
+  if (!parse_long(argv[1], 2, 1L << 26, nodes)) return usage("NODES must be an integer in [2, 2^26]");
+  bool warp_walk = false;
+  for (int a = 2; a < argc; ++a) {
+    const std::string arg = argv[a];
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos) return usage("expected key=value, got '" + arg + "'");
+    const std::string key = arg.substr(0, eq), value = arg.substr(eq + 1);
+    bool ok = true;
+    if (key == "walk") {
+      ok = value == "lane" || value == "warp";
+      warp_walk = value == "warp";
+    } else if (key == "budget") ok = parse_long(value.c_str(), 0, 1L << 24, budget);
+    else if (key == "limit") ok = parse_long(value.c_str(), 1, 1L << 24, limit);
+    else if (key == "seed") ok = parse_long(value.c_str(), 0, 1L << 62, seed);
+    else if (key == "barrier") ok = parse_long(value.c_str(), 0, 1, barrier);
+    else if (key == "bottom_up") ok = parse_long(value.c_str(), 0, 1, bottom_up);
+    else return usage("unknown option '" + key + "'");
+    if (!ok) return usage("bad value in '" + arg + "'");
+  }
+  // the tree, breadth first: node v's fan-out a Pareto draw (tail exponent 1.2) less one
+  const auto n = static_cast<unsigned int>(nodes);
+  std::vector<unsigned int> parent(n);
+  parent[0] = no_parent;
+  std::uint64_t state = 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(seed);
+  const auto uniform_open0 = [&] {  // xorshift64*, in (0, 1]
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return (static_cast<double>((state * 0x2545f4914f6cdd1dull) >> 11) + 1.0) / 9007199254740992.0;
+  };
+  unsigned int next = 1;
+  for (unsigned int v = 0; next < n; ++v) {
+    const double x = std::pow(uniform_open0(), -1.0 / 1.2);
+    unsigned long long k = x >= 65537.0 ? 65536ull : static_cast<unsigned long long>(x) - 1;
+    if (k == 0 && v + 1 == next) k = 1;  // the last open node: the tree goes on growing
+    k = std::min<unsigned long long>(k, n - next);
+    for (unsigned long long j = 0; j < k; ++j) parent[next++] = v;
+  }
+  std::vector<unsigned int> off(n + 1, 0), children(n - 1), pending(n), size(n, 1);
+  for (unsigned int v = 1; v < n; ++v) ++off[parent[v] + 1];
+  for (unsigned int v = 0; v < n; ++v) off[v + 1] += off[v];
+  std::vector<unsigned int> fill(off.begin(), off.end() - 1);
+  for (unsigned int v = 1; v < n; ++v) children[fill[parent[v]]++] = v;
+  unsigned int height = 0, max_fanout = 0;
+  std::vector<unsigned int> depth(n, 0);
+  for (unsigned int v = 0; v < n; ++v) {
+    pending[v] = off[v + 1] - off[v];
+    max_fanout = std::max(max_fanout, pending[v]);
+    if (v > 0) height = std::max(height, depth[v] = depth[parent[v]] + 1);
+  }
+
+  int count = 0;
+  if (!check(cudaGetDeviceCount(&count), "no CUDA device") || count == 0) return 3;
+  if (!check(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, static_cast<std::size_t>(limit)),
+             "cudaDeviceSetLimit"))
+    return 1;
+  tree_args t{};
+  unsigned int *d_off = nullptr, *d_children = nullptr, *d_parent = nullptr, *d_pending = nullptr, *d_size = nullptr,
+               *d_counters = nullptr;
+  if (!upload(&d_off, off) || !upload(&d_children, children) || !upload(&d_parent, parent) ||
+      !upload(&d_pending, pending) || !upload(&d_size, size) ||
+      !check(cudaMalloc(&d_counters, sizeof(unsigned int) * (n + 3)), "cudaMalloc") ||
+      !check(cudaMemset(d_counters, 0, sizeof(unsigned int) * (n + 3)), "cudaMemset"))
+    return 1;
+  t = tree_args{d_off, d_children, d_parent, d_pending, d_size, reinterpret_cast<int*>(d_counters + n + 2),
+                d_counters, d_counters + n, d_counters + n + 1, static_cast<int>(budget), warp_walk, barrier != 0,
+                bottom_up != 0};
+  node_kernel<<<(pending[0] + block_threads - 1) / block_threads, block_threads>>>(t, 0);
+  if (!check(cudaGetLastError(), "launch") || !check(cudaDeviceSynchronize(), "the recursion")) return 1;
+  unsigned int counters[2] = {0, 0}, root_size = 0;
+  if (!check(cudaMemcpy(counters, d_counters + n, sizeof(counters), cudaMemcpyDeviceToHost), "cudaMemcpy") ||
+      !check(cudaMemcpy(&root_size, d_size, sizeof(root_size), cudaMemcpyDeviceToHost), "cudaMemcpy"))
+    return 1;
+  std::printf("plain_recursion %u nodes (height %u, widest %u), walk=%s budget=%ld limit=%ld barrier=%ld bottom_up=%ld: "
+              "%u launches, %u refused; %s\n",
+              n, height, max_fanout, warp_walk ? "warp" : "lane", budget, limit, barrier, bottom_up, counters[0],
+              counters[1], bottom_up == 0 ? "not checked" : root_size == n ? "subtree sizes right" : "WRONG root size");
+  for (auto* p : {d_off, d_children, d_parent, d_pending, d_size, d_counters}) (void)cudaFree(p);
+  return bottom_up != 0 && root_size != n ? 1 : 0;
+}
