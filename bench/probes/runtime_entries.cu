@@ -3,6 +3,7 @@
 // docs/design.md ("The device runtime") about pending-launch entries.
 //
 //   runtime_entries MODE LIMIT N [K]     prints one line; exit 0 (2 for a bad command line)
+//   runtime_entries memory LIMIT
 //
 // Modes (one thread of a host-launched parent does the launching; children are one-thread grids):
 //   seq      N children one after the other, each seen finished (a flag) before the next: do
@@ -16,6 +17,8 @@
 //            launches N children one after the other. Do the parent's K finished children keep
 //            their entries until it completes? (L fails near LIMIT - K if they do)
 //   active   as sleep, but the parent waits for L to finish (it is running all along)
+//   memory   what the limit costs: the device's free memory before cudaDeviceSetLimit(LIMIT),
+//            after it, and after a first device-side launch (the runtime may reserve lazily); N unused
 // A launch that spins instead of failing shows as a hang: run it under `timeout`.
 #include <cuda_runtime.h>
 
@@ -152,7 +155,7 @@ bool check(cudaError_t e, const char* what) {
 
 int usage(const char* why) {
   std::fprintf(stderr,
-               "runtime_entries: %s\nusage: runtime_entries seq|middle|running|tail|sleep|active LIMIT N [K]\n"
+               "runtime_entries: %s\nusage: runtime_entries seq|middle|running|tail|sleep|active|memory LIMIT N [K]\n"
                "  LIMIT: cudaLimitDevRuntimePendingLaunchCount (1..2^24), N: children (1..2^20), K: the "
                "parent's own children in sleep / active (0..2^20, default LIMIT - 56)\n",
                why);
@@ -167,15 +170,47 @@ bool parse_int(const char* text, long lo, long hi, int& out) {
   return true;
 }
 
+/// memory: free device memory before and after the limit is set, and after a first device launch.
+int memory_cost(const char* limit_text) {
+  int limit = 0;
+  if (!parse_int(limit_text, 1, 1 << 24, limit)) return usage("LIMIT must be an integer in [1, 2^24]");
+  int count = 0;
+  if (!check(cudaGetDeviceCount(&count), "no CUDA device") || count == 0) return 3;
+  std::size_t free0 = 0, free1 = 0, free2 = 0, total = 0, before = 0;
+  int* done = nullptr;
+  outcome* out = nullptr;
+  if (!check(cudaFree(nullptr), "context") || !check(cudaMemGetInfo(&free0, &total), "cudaMemGetInfo") ||
+      !check(cudaDeviceGetLimit(&before, cudaLimitDevRuntimePendingLaunchCount), "cudaDeviceGetLimit") ||
+      !check(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, static_cast<std::size_t>(limit)),
+             "cudaDeviceSetLimit") ||
+      !check(cudaMemGetInfo(&free1, &total), "cudaMemGetInfo") || !check(cudaMalloc(&done, sizeof(int)), "cudaMalloc") ||
+      !check(cudaMallocManaged(&out, sizeof(outcome)), "cudaMallocManaged"))
+    return 1;
+  *out = outcome{0, 0, 0, -1, -1, 0};
+  parent<<<1, 1>>>(mode::seq, done, nullptr, 1, 0, out);  // one device-side launch
+  if (!check(cudaGetLastError(), "launch") || !check(cudaDeviceSynchronize(), "the run") ||
+      !check(cudaMemGetInfo(&free2, &total), "cudaMemGetInfo"))
+    return 1;
+  const auto mib = [](std::size_t a, std::size_t b) { return (static_cast<double>(a) - static_cast<double>(b)) / 1048576.0; };
+  std::printf("memory  limit %d (was %zu): free %.1f MiB less after the limit, %.1f MiB less after a device launch "
+              "(the probe's own buffers included, a few KiB)\n",
+              limit, before, mib(free0, free1), mib(free0, free2));
+  (void)cudaFree(done);
+  (void)cudaFree(out);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4 && argc != 5) return usage("expected MODE LIMIT N [K]");
-  const char* names[] = {"seq", "middle", "running", "tail", "sleep", "active"};
+  if (argc == 3 && std::strcmp(argv[1], "memory") == 0) return memory_cost(argv[2]);
+  if (argc != 4 && argc != 5) return usage("expected MODE LIMIT N [K] (memory LIMIT)");
+  const char* names[] = {"seq", "middle", "running", "tail", "sleep", "active", "memory"};
   int which = -1;
-  for (int m = 0; m < 6; ++m)
+  for (int m = 0; m < 7; ++m)
     if (std::strcmp(argv[1], names[m]) == 0) which = m;
   if (which < 0) return usage((std::string("unknown mode '") + argv[1] + "'").c_str());
+  if (which == 6) return memory_cost(argv[2]);
   const auto m = static_cast<mode>(which);
   int limit = 0, n = 0, k = 0;
   if (!parse_int(argv[2], 1, 1 << 24, limit)) return usage("LIMIT must be an integer in [1, 2^24]");
