@@ -57,12 +57,7 @@ int main(int argc, char** argv) {
   app.add_option("--trees", specs, "tree specs (as tree --tree takes them)")->delimiter(',')->capture_default_str();
   app.add_option("--real", real_dir, "folder listed as the real path tree (empty: none)")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
-  // The recursions on large power-law trees stall the device runtime at the automatic limit (4,096
-  // for the default budget; 9 of 44 soak runs on 2^20 nodes) and ran clean at 2^20 (24 of 24):
-  // docs/design.md, "Launches from divergent lanes".
-  cdpkit::launch_config config;
-  config.pending_launch_limit = 1 << 20;
-  config.pending_budget = cdpkit::default_pending_budget;
+  cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_launch_options(app, config);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
   return cdpkit::harness::run_program("tree_bench", app, argc, argv, [&] {

@@ -60,11 +60,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "generator seed")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   cdpkit::harness::sample_options opts;
-  // The recursions on large power-law trees stall the device runtime at the automatic limit (4,096
-  // for the default budget; 9 of 44 soak runs on 2^20 nodes) and ran clean at 2^20 (24 of 24):
-  // docs/design.md, "Launches from divergent lanes". As tree_bench.
-  opts.launch.pending_launch_limit = 1 << 20;
-  opts.launch.pending_budget = cdpkit::default_pending_budget;
+  opts.launch = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_sample_options(app, opts);
   return cdpkit::harness::run_program("tree", app, argc, argv, [&] {
     CDPKIT_NVTX_SCOPE("tree sample");

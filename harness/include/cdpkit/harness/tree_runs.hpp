@@ -15,6 +15,18 @@
 
 namespace cdpkit::harness {
 
+/// The launch configuration the tree programs start from (their --pending-limit and
+/// --pending-budget defaults): a pending-launch limit of 2^20 with the default budget. The
+/// recursions on large power-law trees stall the device runtime at the automatic limit (4,096 for
+/// the default budget; 9 of 44 soak runs on 2^20 nodes) and ran clean at 2^20 (24 of 24):
+/// docs/design.md, "Launches from divergent lanes".
+inline launch_config tree_launch_config() {
+  launch_config config;
+  config.pending_launch_limit = 1 << 20;
+  config.pending_budget = default_pending_budget;
+  return config;
+}
+
 /// One tree and its CPU references (both operations).
 struct tree_case {
   std::string input;  ///< e.g. "random:4194304:powerlaw"
