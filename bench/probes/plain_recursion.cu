@@ -17,17 +17,25 @@
 //   barrier=0|1  a block barrier after the body, as cdpkit's child grids have (default 1)
 //   bottom_up=0|1  leaves add their subtree sizes up with atomics (default 1); the root's size is
 //                then checked against NODES
+//   one_lane=0|1 (walk=warp) the lanes that ask together take the budget, then enter the launch
+//                one at a time, the others at a __syncwarp (default 0: each lane as its request
+//                is decided, refused lanes leaving at once)
+//   stall_s=S    the host reads the recursion's progress (launches, refusals, block ends) while it
+//                runs; S seconds without any is a stall: one line with the counts, exit 4 (default 5)
+// Prints one line: launches, refusals, wall time and the check (exit 0), or the stall (exit 4).
 // The tree: node v's fan-out is a Pareto draw with tail exponent 1.2 less one (P(0) = 0.56), nodes
 // numbered breadth first, as cdpkit's make_random_tree(..., power_law) makes them.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -39,14 +47,16 @@ struct tree_args {
   const unsigned int* off;
   const unsigned int* children;
   const unsigned int* parent;
+  const unsigned int* entry;  ///< entry[u]: u's index in children[] (its place among its siblings)
   unsigned int* pending;  ///< children not yet combined (bottom_up)
   unsigned int* size;     ///< subtree sizes (bottom_up)
   int* in_flight;         ///< the recursion's own budget count
   unsigned int* blocks_done;  ///< per node: blocks of its grid past the body
   unsigned int* launches;
   unsigned int* refusals;
+  unsigned int* block_ends;  ///< blocks past their body, all grids (the host's progress reading)
   int budget;
-  bool warp_walk, barrier, bottom_up;
+  bool warp_walk, barrier, bottom_up, one_lane;
   __device__ unsigned int count(unsigned int v) const { return off[v + 1] - off[v]; }
 };
 
@@ -90,13 +100,41 @@ __device__ bool try_launch(const tree_args& t, unsigned int u) {
   return true;
 }
 
+/// one_lane=1: called by every lane of the warp, converged; the lanes that `want` a grid for their
+/// node u take the budget first, then enter the launch one at a time (the others at __syncwarp).
+__device__ bool launch_one_lane_at_a_time(const tree_args& t, bool want, unsigned int u) {
+  bool ok = false;
+  if (want) {
+    ok = t.budget <= 0 || atomicAdd(t.in_flight, 1) < t.budget;
+    if (!ok && t.budget > 0) atomicSub(t.in_flight, 1);
+    if (!ok) atomicAdd(t.refusals, 1u);
+  }
+  unsigned int lane;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  bool launched = false;
+  unsigned int todo = __ballot_sync(0xffffffffu, ok);
+  while (todo != 0u) {
+    if (lane == static_cast<unsigned int>(__ffs(static_cast<int>(todo)) - 1)) {
+      node_kernel<<<(t.count(u) + block_threads - 1) / block_threads, block_threads, 0, cudaStreamFireAndForget>>>(t, u);
+      launched = cudaGetLastError() == cudaSuccess;
+      if (launched) atomicAdd(t.launches, 1u);
+      else {
+        if (t.budget > 0) atomicSub(t.in_flight, 1);
+        atomicAdd(t.refusals, 1u);
+      }
+    }
+    todo &= todo - 1u;
+    __syncwarp();
+  }
+  return launched;
+}
+
 /// From u, the next node of the preorder walk of s's subtree after u's subtree: a next sibling of u
 /// or of an ancestor below s (false: the walk is over).
 __device__ bool next_across(const tree_args& t, unsigned int s, unsigned int& u) {
   while (u != s) {
     const unsigned int p = t.parent[u];
-    unsigned int e = t.off[p];
-    while (t.children[e] != u) ++e;
+    const unsigned int e = t.entry[u];  // O(1): a search among the siblings is quadratic in the fan-out
     if (e + 1 < t.off[p + 1]) {
       u = t.children[e + 1];
       arrive(t, u);
@@ -129,7 +167,7 @@ __device__ void walk_warp(const tree_args& t, unsigned int s, bool active) {
     const bool down = active && t.count(u) > 0;
     const bool ask = down && u != s;
     __syncwarp();
-    const bool launched = ask && try_launch(t, u);
+    const bool launched = t.one_lane ? launch_one_lane_at_a_time(t, ask, u) : ask && try_launch(t, u);
     __syncwarp();
     if (!active) continue;
     if (down && !launched) {
@@ -145,7 +183,16 @@ __global__ void node_kernel(tree_args t, unsigned int v) {
   const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
   bool walk = false;
   unsigned int u = 0;
-  if (k < t.count(v)) {
+  if (t.one_lane) {  // every lane of the warp decides, then the launches one lane at a time
+    const bool mine = k < t.count(v);
+    if (mine) {
+      u = t.children[t.off[v] + k];
+      arrive(t, u);
+    }
+    const bool want = mine && t.count(u) > 0;
+    __syncwarp();
+    walk = want && !launch_one_lane_at_a_time(t, want, u);
+  } else if (k < t.count(v)) {
     u = t.children[t.off[v] + k];
     arrive(t, u);
     walk = t.count(u) > 0 && !try_launch(t, u);
@@ -153,6 +200,7 @@ __global__ void node_kernel(tree_args t, unsigned int v) {
   if (t.warp_walk) walk_warp(t, u, walk);
   else if (walk) walk_lane(t, u);
   if (t.barrier) __syncthreads();
+  if (threadIdx.x == 0) atomicAdd(t.block_ends, 1u);
   if (t.budget > 0 && threadIdx.x == 0) {  // the grid's last block gives its budget back
     __threadfence();
     if (atomicAdd(&t.blocks_done[v], 1u) == gridDim.x - 1 && t.parent[v] != no_parent) atomicSub(t.in_flight, 1);
@@ -168,7 +216,7 @@ bool check(cudaError_t e, const char* what) {
 int usage(const std::string& why) {
   std::fprintf(stderr,
                "plain_recursion: %s\nusage: plain_recursion NODES [budget=B] [walk=lane|warp] [limit=L] [seed=S] "
-               "[barrier=0|1] [bottom_up=0|1]\n",
+               "[barrier=0|1] [bottom_up=0|1] [stall_s=S] [one_lane=0|1]\n",
                why.c_str());
   return 2;
 }
@@ -191,7 +239,7 @@ bool upload(T** d, const std::vector<T>& h) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return usage("expected NODES");
-  long nodes = 0, budget = 2048, limit = 65536, seed = 1, barrier = 1, bottom_up = 1;
+  long nodes = 0, budget = 2048, limit = 65536, seed = 1, barrier = 1, bottom_up = 1, stall_s = 5, one_lane = 0;
   if (!parse_long(argv[1], 2, 1L << 26, nodes)) return usage("NODES must be an integer in [2, 2^26]");
   bool warp_walk = false;
   for (int a = 2; a < argc; ++a) {
@@ -208,9 +256,12 @@ int main(int argc, char** argv) {
     else if (key == "seed") ok = parse_long(value.c_str(), 0, 1L << 62, seed);
     else if (key == "barrier") ok = parse_long(value.c_str(), 0, 1, barrier);
     else if (key == "bottom_up") ok = parse_long(value.c_str(), 0, 1, bottom_up);
+    else if (key == "stall_s") ok = parse_long(value.c_str(), 1, 3600, stall_s);
+    else if (key == "one_lane") ok = parse_long(value.c_str(), 0, 1, one_lane);
     else return usage("unknown option '" + key + "'");
     if (!ok) return usage("bad value in '" + arg + "'");
   }
+  if (one_lane != 0 && !warp_walk) return usage("one_lane=1 needs walk=warp (the warp's lanes step together)");
   // the tree, breadth first: node v's fan-out a Pareto draw (tail exponent 1.2) less one
   const auto n = static_cast<unsigned int>(nodes);
   std::vector<unsigned int> parent(n);
@@ -233,8 +284,11 @@ int main(int argc, char** argv) {
   std::vector<unsigned int> off(n + 1, 0), children(n - 1), pending(n), size(n, 1);
   for (unsigned int v = 1; v < n; ++v) ++off[parent[v] + 1];
   for (unsigned int v = 0; v < n; ++v) off[v + 1] += off[v];
-  std::vector<unsigned int> fill(off.begin(), off.end() - 1);
-  for (unsigned int v = 1; v < n; ++v) children[fill[parent[v]]++] = v;
+  std::vector<unsigned int> fill(off.begin(), off.end() - 1), entry(n, 0);
+  for (unsigned int v = 1; v < n; ++v) {
+    entry[v] = fill[parent[v]];
+    children[fill[parent[v]]++] = v;
+  }
   unsigned int height = 0, max_fanout = 0;
   std::vector<unsigned int> depth(n, 0);
   for (unsigned int v = 0; v < n; ++v) {
@@ -249,26 +303,69 @@ int main(int argc, char** argv) {
              "cudaDeviceSetLimit"))
     return 1;
   tree_args t{};
-  unsigned int *d_off = nullptr, *d_children = nullptr, *d_parent = nullptr, *d_pending = nullptr, *d_size = nullptr,
-               *d_counters = nullptr;
+  unsigned int *d_off = nullptr, *d_children = nullptr, *d_parent = nullptr, *d_entry = nullptr, *d_pending = nullptr,
+               *d_size = nullptr, *d_counters = nullptr;
+  // counters: [0, n) blocks done per node's grid; n launches; n+1 refusals; n+2 in flight; n+3 block ends
   if (!upload(&d_off, off) || !upload(&d_children, children) || !upload(&d_parent, parent) ||
-      !upload(&d_pending, pending) || !upload(&d_size, size) ||
-      !check(cudaMalloc(&d_counters, sizeof(unsigned int) * (n + 3)), "cudaMalloc") ||
-      !check(cudaMemset(d_counters, 0, sizeof(unsigned int) * (n + 3)), "cudaMemset"))
+      !upload(&d_entry, entry) || !upload(&d_pending, pending) || !upload(&d_size, size) ||
+      !check(cudaMalloc(&d_counters, sizeof(unsigned int) * (n + 4)), "cudaMalloc") ||
+      !check(cudaMemset(d_counters, 0, sizeof(unsigned int) * (n + 4)), "cudaMemset"))
     return 1;
-  t = tree_args{d_off, d_children, d_parent, d_pending, d_size, reinterpret_cast<int*>(d_counters + n + 2),
-                d_counters, d_counters + n, d_counters + n + 1, static_cast<int>(budget), warp_walk, barrier != 0,
-                bottom_up != 0};
-  node_kernel<<<(pending[0] + block_threads - 1) / block_threads, block_threads>>>(t, 0);
-  if (!check(cudaGetLastError(), "launch") || !check(cudaDeviceSynchronize(), "the recursion")) return 1;
+  t = tree_args{d_off, d_children, d_parent, d_entry, d_pending, d_size, reinterpret_cast<int*>(d_counters + n + 2),
+                d_counters, d_counters + n, d_counters + n + 1, d_counters + n + 3, static_cast<int>(budget),
+                warp_walk, barrier != 0, bottom_up != 0, one_lane != 0};
+  // The recursion on a stream of its own; the host reads its progress (launches, refusals, block
+  // ends) on another while it runs: slow is told from stopped. No progress for `stall_s` seconds
+  // is a stall (exit 4), with what was counted.
+  cudaStream_t work = nullptr, watch = nullptr;
+  unsigned int* h_progress = nullptr;
+  if (!check(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking), "cudaStreamCreate") ||
+      !check(cudaStreamCreateWithFlags(&watch, cudaStreamNonBlocking), "cudaStreamCreate") ||
+      !check(cudaMallocHost(&h_progress, sizeof(unsigned int) * 4), "cudaMallocHost"))
+    return 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  node_kernel<<<(pending[0] + block_threads - 1) / block_threads, block_threads, 0, work>>>(t, 0);
+  if (!check(cudaGetLastError(), "launch")) return 1;
+  unsigned int last[3] = {0, 0, 0};
+  auto last_change = std::chrono::steady_clock::now();
+  while (true) {
+    const cudaError_t q = cudaStreamQuery(work);
+    if (q == cudaSuccess) break;
+    if (q != cudaErrorNotReady) {
+      (void)check(q, "the recursion");
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (!check(cudaMemcpyAsync(h_progress, d_counters + n, sizeof(unsigned int) * 4, cudaMemcpyDeviceToHost, watch),
+               "progress copy") ||
+        !check(cudaStreamSynchronize(watch), "progress copy"))
+      return 1;
+    const unsigned int now[3] = {h_progress[0], h_progress[1], h_progress[3]};
+    const auto clock = std::chrono::steady_clock::now();
+    if (now[0] != last[0] || now[1] != last[1] || now[2] != last[2]) {
+      std::copy(now, now + 3, last);
+      last_change = clock;
+    } else if (std::chrono::duration<double>(clock - last_change).count() >= static_cast<double>(stall_s)) {
+      std::printf("plain_recursion %u nodes, walk=%s budget=%ld limit=%ld one_lane=%ld: STALL: no launch, refusal or "
+                  "block end for %ld s (launches %u, refusals %u, block ends %u, in flight %d)\n",
+                  n, warp_walk ? "warp" : "lane", budget, limit, one_lane, stall_s, now[0], now[1], now[2],
+                  static_cast<int>(h_progress[2]));
+      std::fflush(stdout);
+      std::_Exit(4);  // the device is stuck: no clean-up can finish
+    }
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   unsigned int counters[2] = {0, 0}, root_size = 0;
   if (!check(cudaMemcpy(counters, d_counters + n, sizeof(counters), cudaMemcpyDeviceToHost), "cudaMemcpy") ||
       !check(cudaMemcpy(&root_size, d_size, sizeof(root_size), cudaMemcpyDeviceToHost), "cudaMemcpy"))
     return 1;
-  std::printf("plain_recursion %u nodes (height %u, widest %u), walk=%s budget=%ld limit=%ld barrier=%ld bottom_up=%ld: "
-              "%u launches, %u refused; %s\n",
-              n, height, max_fanout, warp_walk ? "warp" : "lane", budget, limit, barrier, bottom_up, counters[0],
-              counters[1], bottom_up == 0 ? "not checked" : root_size == n ? "subtree sizes right" : "WRONG root size");
-  for (auto* p : {d_off, d_children, d_parent, d_pending, d_size, d_counters}) (void)cudaFree(p);
+  std::printf("plain_recursion %u nodes (height %u, widest %u), walk=%s budget=%ld limit=%ld barrier=%ld bottom_up=%ld "
+              "one_lane=%ld: %u launches, %u refused, %.1f ms; %s\n",
+              n, height, max_fanout, warp_walk ? "warp" : "lane", budget, limit, barrier, bottom_up, one_lane, counters[0],
+              counters[1], ms, bottom_up == 0 ? "not checked" : root_size == n ? "subtree sizes right" : "WRONG root size");
+  for (auto* p : {d_off, d_children, d_parent, d_entry, d_pending, d_size, d_counters}) (void)cudaFree(p);
+  (void)cudaFreeHost(h_progress);
+  (void)cudaStreamDestroy(work);
+  (void)cudaStreamDestroy(watch);
   return bottom_up != 0 && root_size != n ? 1 : 0;
 }
