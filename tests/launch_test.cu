@@ -237,6 +237,71 @@ TEST_CASE("over the pending budget a launch falls back and no work is lost" * CD
   CHECK(site.requests == launched + budget);
 }
 
+namespace {
+
+/// Every lane of every grid asks for a one-warp child at once (converged), `levels` deep.
+struct all_lanes_body {
+  int levels;
+  unsigned int* d_runs;    // grids that ran, by depth
+  unsigned int* d_inline;  // children done inline, by the depth they would have had
+  __device__ void operator()(const cdpkit::launch_context& self) const {
+    if (threadIdx.x == 0) atomicAdd(&d_runs[self.depth], 1u);
+    if (self.depth >= levels) {  // uniform: every lane of the grid is at the same depth
+      // a leaf holds its budget for 200 us, so that the requests made meanwhile are refused
+      const auto t0 = cdpkit::detail::global_timer_ns();
+      while (cdpkit::detail::global_timer_ns() - t0 < 200000ull) {
+      }
+      return;
+    }
+    __syncwarp();
+    if (!cdpkit::launch_child(self, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget, *this))
+      atomicAdd(&d_inline[self.depth + 1], 1u);
+  }
+};
+
+__global__ void all_lanes_root_kernel(cdpkit::launch_context ctx, all_lanes_body body) { body(ctx); }
+
+}  // namespace
+
+TEST_CASE("with serialized warp launches, lanes asking at once launch one at a time and no work "
+          "is lost" * CDPKIT_GPU_CASE) {
+  for (const int budget : {2048, 100}) {  // no refusal, then a warp's lanes refused and launched mixed
+    CAPTURE(budget);
+    cdpkit::launch_config config;
+    config.pending_budget = budget;
+    config.serialize_warp_launches = true;
+    cdpkit::launch_runtime rt(config);
+    constexpr int slots = 4, levels = 2;
+    unsigned int* d = nullptr;
+    CDPKIT_CUDA_TRY(cudaMalloc(&d, 2 * slots * sizeof(unsigned int)));
+    CDPKIT_CUDA_TRY(cudaMemset(d, 0, 2 * slots * sizeof(unsigned int)));
+    cdpkit::profiling::trace_session session(rt);
+    all_lanes_root_kernel<<<1, 32>>>(rt.root_context(), all_lanes_body{levels, d, d + slots});
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    CDPKIT_CHECK_DEVICE_ERRORS(rt);  // balanced books: every slot freed, nothing pending
+    const auto trace = session.collect();
+    std::vector<unsigned int> runs(slots), inlined(slots);
+    CDPKIT_CUDA_TRY(cudaMemcpy(runs.data(), d, slots * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    CDPKIT_CUDA_TRY(cudaMemcpy(inlined.data(), d + slots, slots * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    CDPKIT_CUDA_TRY(cudaFree(d));
+    const auto& site = trace.sites[test_site];
+    const auto launched = site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)];
+    const auto refused = site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)];
+    CHECK(runs[1] + runs[2] == launched);  // every launched child ran
+    CHECK(inlined[1] + inlined[2] == refused);
+    CHECK(site.requests == 32u + 32u * runs[1]);  // the root's lanes, then each depth-1 grid's
+    CHECK(site.requests == launched + refused);
+    CHECK(trace.totals.pending_high_water <= static_cast<unsigned int>(budget));
+    if (budget == 2048) {
+      CHECK(refused == 0u);
+      CHECK(launched == 32u + 32u * 32u);
+    } else {
+      CHECK(refused > 0u);
+      CHECK(launched >= 100u);  // children complete and give their budget back
+    }
+  }
+}
+
 TEST_CASE("launches over the device's pending limit fail and are caught with their error code" *
           CDPKIT_GPU_CASE) {
   // The budget is set far above the hardware limit so that the hardware refuses launches: the

@@ -38,6 +38,7 @@
 //
 // Compile with relocatable device code (-rdc=true / CUDA_SEPARABLE_COMPILATION) and link cudadevrt.
 
+#include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
 #include <cdpkit/launch/types.hpp>
 
@@ -287,6 +288,9 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
                                      unsigned int shared_bytes, std::uint32_t work,
                                      std::uint16_t depth_step) {
   launch_state* s = parent.state;
+  // launch_config::serialize_warp_launches: the lanes of the warp that called together (the
+  // caller's rule: converged here), read before anything can set them apart
+  const unsigned int callers = s->serialize_warp_launches != 0u ? __activemask() : 0u;
   if (site >= trace_limits::max_sites) {
     raise_device_error(s, device_error_bad_site);
     site = trace_limits::max_sites - 1;
@@ -312,6 +316,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   }
 
   launch_result result{launch_outcome::launched, cudaSuccess};
+  bool acquired = false;
   if (blocks == 0) {
     result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
   } else if (depth > s->max_depth) {
@@ -319,6 +324,11 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   } else if (!acquire_pending(s, blocks, &child.slot, parent.tracing)) {
     result = {launch_outcome::fallback_budget, cudaSuccess};
   } else {
+    acquired = true;
+  }
+  // The launch of an acquired child: its owner gains a unit, the device runtime launches it, and a
+  // launch that fails gives everything back.
+  const auto launch_acquired = [&]() -> launch_result {
     // This thread's launch check must read only this launch's error: clear anything an earlier
     // device runtime call of the thread left behind (else a launch that succeeded would be
     // counted as failed, its work done twice and its completion slot never freed).
@@ -359,10 +369,23 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     if (err != cudaSuccess) {
       release_pending(s, child.slot);
       complete_unit(s, owner);  // the unit taken for the child (never the owner's last)
-      result = {launch_outcome::fallback_error, err};
-    } else {
-      note_launch(s);
+      return {launch_outcome::fallback_error, err};
     }
+    note_launch(s);
+    return {launch_outcome::launched, cudaSuccess};
+  };
+  if (callers != 0u) {
+    // launch_config::serialize_warp_launches: the calling lanes enter the device runtime one at a
+    // time, in lane order, the others waiting at a barrier of the calling group (never spinning
+    // elsewhere in the layer meanwhile)
+    unsigned int todo = __ballot_sync(callers, acquired);
+    while (todo != 0u) {
+      if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(todo)) - 1)) result = launch_acquired();
+      todo &= todo - 1u;
+      __syncwarp(callers);
+    }
+  } else if (acquired) {
+    result = launch_acquired();
   }
   if (parent.tracing) {
     trace_request(parent, child.record, site, depth, blocks, block.x * block.y * block.z, work,

@@ -53,6 +53,12 @@ struct launch_config {
   int max_depth = 24;
   /// Launch records kept per run; further requests are counted as dropped, never a crash.
   std::uint32_t trace_record_capacity = 1u << 16;
+  /// The lanes of a warp that request launches together enter the device runtime one at a time
+  /// (in lane order; the others wait at a barrier of the group) instead of each as soon as its
+  /// own request is decided. Off by default. The measurement against the open stall of the tree
+  /// recursions, which came with lanes of one warp at different points of the launch path
+  /// (docs/design.md, "Launches from divergent lanes"); what it costs is to be measured too.
+  bool serialize_warp_launches = false;
 };
 
 namespace detail {

@@ -32,8 +32,9 @@ int run_program(const char* name, const std::function<bool()>& body);
 /// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
 void apply_timeout_option(double seconds);
 
-/// Add the launch layer's options to a program: --pending-limit and --pending-budget, written
-/// into `config` when parsed (defaults as in cdpkit::launch_config).
+/// Add the launch layer's options to a program: --pending-limit, --pending-budget and
+/// --serialize-warp-launches, written into `config` when parsed (defaults as in
+/// cdpkit::launch_config).
 inline void add_launch_options(CLI::App& app, launch_config& config) {
   app.add_option("--pending-limit", config.pending_launch_limit,
                  "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
@@ -43,6 +44,9 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
                  "children in flight before launches fall back (0: 2048, or half the limit)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 23));
+  app.add_flag("--serialize-warp-launches", config.serialize_warp_launches,
+               "a warp's lanes enter the device runtime's launch one at a time (an experiment against the "
+               "tree recursions' open stall: docs/design.md)");
 }
 
 /// The values a comma-separated list option names, in the order given: "all" stands for every
