@@ -167,6 +167,7 @@ TEST_CASE("each area registers its own site names, with the ids and names of the
                         expected{sites::quadtree_nodes, 5, "quadtree.nodes"},
                         expected{sites::quadtree_wide, 6, "quadtree.wide"},
                         expected{sites::quadtree_wide_scatter, 7, "quadtree.wide_scatter"},
+                        expected{sites::quadtree_level, 30, "quadtree.level"},
                         expected{sites::tree_children, 13, "tree.children"},
                         expected{sites::tree_level, 14, "tree.level"},
                         expected{sites::tree_driver, 15, "tree.driver"},
@@ -177,7 +178,7 @@ TEST_CASE("each area registers its own site names, with the ids and names of the
     CHECK(sites::site_name(e.id) == e.name);
   }
   CHECK(sites::first_user_site == 32);
-  CHECK(sites::site_name(30) == "site.30");  // an id no area registered
+  CHECK(sites::site_name(31) == "site.31");  // an id no area registered
   // registration is idempotent; an id claimed under another name, or a user id, is refused
   cdpkit::loop_to_child::register_site_names();
   cdpkit::bfs_sites::register_site_names();
@@ -457,4 +458,16 @@ TEST_CASE("the collector table shows probe and hardware efficiency, the accounti
   CAPTURE(based.str());
   CHECK(based.str().find("0.84x") != std::string::npos);  // 2.1 over 2.5
   CHECK(based.str().find("1.20x") != std::string::npos);  // 3.0 over 2.5
+  CHECK(based.str().find("\nwhole sample") == std::string::npos);  // one variant: no sum row
+  // two variants: the whole sample's row sums each part's runs over the same runs' baselines
+  cdpkit::harness::measurement slow = m;
+  slow.collected.times = {10.5, std::nullopt, std::nullopt, 10.0};  // traced only, 10.5 ms over 10
+  std::ostringstream both;
+  cdpkit::harness::print_collected(both, {{"thresholded", &m}, {"serial_loop", &slow}}, c);
+  CAPTURE(both.str());
+  const auto sum_row = both.str().find("\nwhole sample");
+  REQUIRE(sum_row != std::string::npos);
+  const std::string row = both.str().substr(sum_row + 1, both.str().find('\n', sum_row + 1) - sum_row - 1);
+  CHECK(row.find("1.01x") != std::string::npos);  // traced: (2.1 + 10.5) / (2.5 + 10)
+  CHECK(row.find("1.20x") != std::string::npos);  // measured: 3.0 over 2.5, the one run with it
 }

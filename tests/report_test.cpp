@@ -1067,6 +1067,25 @@ TEST_CASE("the SM activity section shows the mean and the idle share of the samp
   CHECK(o.metrics == std::optional<double>(4.0 / 2.5));
   CHECK(contains(section_of(rep::render_html({based}), "overhead"),
                  "<td>2.000</td><td>2.500</td><td>2.200 ms (0.88x)</td><td>4.000 ms (1.60x)</td><td>3.000 ms (1.20x)</td>"));
+  // the whole sample: each part's runs summed over the same runs' baselines summed
+  {
+    auto two = based;
+    two.runs[0].collect.traced_ms = 12.0;  // a 10 ms run (no baseline: its timed median) traced only
+    two.runs[0].ms = 10.0;
+    const auto w = rep::sample_collection_overhead(two);
+    CHECK(w.traced.runs == 2u);
+    CHECK(w.traced.ratio() == doctest::Approx((12.0 + 2.2) / (10.0 + 2.5)));
+    CHECK(w.metrics.runs == 1u);
+    CHECK(w.metrics.ratio() == doctest::Approx(4.0 / 2.5));
+    CHECK(contains(section_of(rep::render_html({two}), "overhead"),
+                   "<tr class=\"sum\"><td class=\"l\">the whole sample (sums over its runs)</td><td>-</td><td>-</td>"
+                   "<td>14.200 ms (1.14x)</td><td>4.000 ms (1.60x)</td><td>3.000 ms (1.20x)</td></tr>"));
+    // a run without a positive time or baseline is in neither sum; a profile without collection has none
+    two.runs[0].ms = 0.0;
+    CHECK(rep::sample_collection_overhead(two).traced.runs == 1u);
+    CHECK_FALSE(rep::sample_collection_overhead(schema::profile{}).any());
+    CHECK_FALSE(rep::sample_collection_overhead(schema::profile{}).traced.ratio().has_value());
+  }
   // a busy GPU: no finding
   auto busy = collected_profile();
   busy.runs[1].timeline = timeline_of({{90.0, 80.0}, {70.0, 60.0}});

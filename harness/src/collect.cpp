@@ -57,10 +57,21 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
     const auto ratio = [](const std::optional<double>& ms, double base) {
       return ms && base > 0 ? format("%.2fx", *ms / base) : std::string("-");
     };
+    // the whole sample: per part, its runs' times summed over the same runs' baselines summed
+    struct sum {
+      double ms = 0, base = 0;
+      void add(const std::optional<double>& t, double b) {
+        if (t && b > 0) ms += *t, base += b;
+      }
+      [[nodiscard]] std::string text() const { return base > 0 ? format("%.2fx", ms / base) : std::string("-"); }
+    } traced, metrics, timeline;
     for (const auto& r : rows) {
       const measurement& m = *r.m;
       const auto& c = m.collected;
       const double base = c.times.baseline_ms.value_or(m.time.median_ms);
+      traced.add(c.times.traced_ms, base);
+      metrics.add(c.times.metrics_ms, base);
+      timeline.add(c.times.timeline_ms, base);
       std::string hw = "-", ctas = "-", host = "-", child = "-", acc = "-", active = "-";
       if (c.hardware) {
         if (const auto e = c.hardware->warp_efficiency()) hw = format("%.3f", *e);
@@ -79,6 +90,8 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
                      ctas, host, child, acc, active, ratio(c.times.traced_ms, base), ratio(c.times.metrics_ms, base),
                      ratio(c.times.timeline_ms, base)});
     }
+    if (rows.size() > 1)
+      table.add_row({"whole sample", "", "", "", "", "", "", "", traced.text(), metrics.text(), timeline.text()});
     out << "\nCollected (CUPTI):\n";
     table.print(out);
     out << "probe eff: the trace's warp probes; hw eff: thread / warp instructions / 32 over the measured run "
@@ -86,7 +99,9 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
            "32 threads; copies: the driver's copy and memset kernels). SM active: "
            "mean over the sampled run. trace x .. timeline x: that run's time over the median of untraced runs made the "
            "same way (the preparation waited for, then the run between two events; the timed runs overlap the next "
-           "run's submission with the GPU's work, these do not).\n";
+           "run's submission with the GPU's work, these do not). whole sample: per part, the runs' times summed over "
+           "their baselines summed (a part's cost per run is mostly fixed: sub-millisecond runs show it as a large "
+           "ratio of their own).\n";
   }
   for (const auto& n : collector.notes()) out << "collector: " << n << "\n";
 }

@@ -520,6 +520,24 @@ collect_overhead collection_overhead(const run_profile& run) {
   return o;
 }
 
+sample_overhead sample_collection_overhead(const profile& p) {
+  sample_overhead o;
+  for (const auto& run : p.runs) {
+    const double base = run.collect.baseline_ms && *run.collect.baseline_ms > 0 ? *run.collect.baseline_ms : run.ms;
+    if (base <= 0) continue;
+    const auto add = [&](sample_overhead::part& part, const std::optional<double>& ms) {
+      if (!ms) return;
+      part.ms += *ms;
+      part.baseline_ms += base;
+      ++part.runs;
+    };
+    add(o.traced, run.collect.traced_ms);
+    add(o.metrics, run.collect.metrics_ms);
+    add(o.timeline, run.collect.timeline_ms);
+  }
+  return o;
+}
+
 std::optional<std::size_t> baseline_of(const profile& p, std::size_t run) {
   const run_profile& r = p.runs[run];
   std::optional<std::size_t> first;
@@ -738,6 +756,7 @@ profile_analysis analyze(const profile& p) {
     analyze_trace(p, *r.trace, best != fastest.end() && best->second == k, ra);
   }
   a.efficiency = rank_efficiencies(p);
+  a.overhead = sample_collection_overhead(p);
   a.findings = make_findings(p, a.runs);
   return a;
 }

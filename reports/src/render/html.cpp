@@ -32,7 +32,7 @@ const char* css = R"(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0 auto;max-width:1100px;padding:0 16px 40px}
 h1{font-size:24px;margin:18px 0 4px}h2{font-size:19px;border-bottom:2px solid #0072B2;padding-bottom:2px;margin-top:30px}
 h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
-th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f0f4f8;cursor:pointer}td.l,th.l{text-align:left}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f0f4f8;cursor:pointer}td.l,th.l{text-align:left}tr.sum td{font-weight:bold;border-top:2px solid #999}
 .badge{padding:1px 6px;border-radius:3px;font-weight:600}.ok{background:#d7f0e6;color:#00573f}.bad{background:#f9d9c8;color:#8a2f00}
 .chart{width:100%;max-width:460px;height:auto;margin:4px 8px 8px 0;vertical-align:top}.wide{max-width:900px}
 .ct{font-size:13px;font-weight:600;text-anchor:middle}.xl,.xl2{font-size:10px}.xl{text-anchor:middle}.yl{font-size:10px;text-anchor:end}
@@ -344,7 +344,18 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
       << overhead_cell(r.collect.traced_ms, c.traced) << overhead_cell(r.collect.metrics_ms, c.metrics)
       << overhead_cell(r.collect.timeline_ms, c.timeline) << "</tr>";
   }
-  o << "</table><p class=\"note\">Each collection run's time over the baseline (1.02x: 2% slower): the median of "
+  const sample_overhead& w = a.overhead;
+  const auto sum_cell = [](const sample_overhead::part& part) {
+    const auto ratio = part.ratio();
+    return ratio ? overhead_cell(part.ms, ratio) : std::string("<td>-</td>");
+  };
+  if (w.any())
+    o << "<tr class=\"sum\"><td class=\"l\">the whole sample (sums over its runs)</td><td>-</td><td>-</td>"
+      << sum_cell(w.traced) << sum_cell(w.metrics) << sum_cell(w.timeline) << "</tr>";
+  o << "</table><p class=\"note\">The whole sample: per part, its collection runs' times summed over the same "
+       "runs' baselines summed: what collecting costs the sample's user, each run weighed by its time. A part's "
+       "cost per run is mostly fixed (its setup, its copies), so runs of a fraction of a millisecond show large "
+       "ratios of their own. Each collection run's time over the baseline (1.02x: 2% slower): the median of "
        "untraced runs made as the collection runs are, the preparation waited for and then the run between two "
        "events (the timed runs overlap a run's submission with the GPU's work, which matters for runs of a "
        "fraction of a millisecond). Without a baseline in the profile, over the timed median. The "

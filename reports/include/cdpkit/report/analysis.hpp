@@ -216,6 +216,26 @@ struct collect_overhead {
 /// The run's collection times over its baseline (all unset when that is not positive).
 collect_overhead collection_overhead(const run_profile& run);
 
+/// A whole profile's (one sample program's) collection overhead: per part, the sum of its
+/// collection runs' times over the sum of the same runs' baselines (as collection_overhead takes
+/// them); the runs without that part, or without a positive baseline, are in neither sum. Runs of
+/// a fraction of a millisecond show a part's fixed cost per run (its setup and copies) as a large
+/// ratio of their own; the sums weigh each run by its time, as the sample's user waits for it.
+struct sample_overhead {
+  struct part {
+    double ms = 0;           ///< the collection runs' times, summed
+    double baseline_ms = 0;  ///< the same runs' baselines, summed
+    std::size_t runs = 0;
+    /// ms / baseline_ms; unset without runs.
+    [[nodiscard]] std::optional<double> ratio() const {
+      return runs > 0 && baseline_ms > 0 ? std::optional<double>(ms / baseline_ms) : std::nullopt;
+    }
+  };
+  part traced, metrics, timeline;
+  [[nodiscard]] bool any() const noexcept { return traced.runs + metrics.runs + timeline.runs > 0; }
+};
+sample_overhead sample_collection_overhead(const profile& p);
+
 /// Index of the run that is the baseline for `run`: among the runs of the same algorithm and
 /// input, the one whose variant is the run's `baseline` (unset when there is none), or the first
 /// of them when the run names no baseline. Precondition: run < p.runs.size().
@@ -256,6 +276,7 @@ struct profile_analysis {
   const profile* source = nullptr;  ///< the profile analysed (it must outlive the analysis)
   std::vector<run_analysis> runs;   ///< one per p.runs entry
   std::vector<efficiency_ranking> efficiency;  ///< rank_efficiencies()
+  sample_overhead overhead;                    ///< sample_collection_overhead()
   std::vector<finding> findings;
 };
 /// Everything the report shows of `p`, computed once. Precondition: `p` outlives the result.
