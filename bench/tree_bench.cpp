@@ -6,6 +6,8 @@
 //
 //   tree_bench --json tree.json
 //   tree_bench --trees random:1048576:powerlaw,path:100000 --reps 9
+//   tree_bench --variant level_sync,device_driver,recursive_warp,recursive_block   (a subset; a
+//       variant that stalls the device ends the process, so the ones at risk can run apart)
 
 #include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/harness/program.hpp>
@@ -19,6 +21,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -52,16 +55,27 @@ std::string list_directory(const std::filesystem::path& dir) {
 int main(int argc, char** argv) {
   CLI::App app{"tree_bench: every tree traversal variant on power-law, deep, k-ary and real trees"};
   std::vector<std::string> specs = {"random:4194304:powerlaw", "path:100000", "kary:8:7"};
+  std::vector<std::string> variant_names{"all"};
   std::string real_dir = "/usr", json_path;
   int reps = 5;
   app.add_option("--trees", specs, "tree specs (as tree --tree takes them)")->delimiter(',')->capture_default_str();
+  app.add_option("--variant", variant_names,
+                 "comma-separated: all, level_sync, recursive_naive, recursive_threshold, recursive_warp, "
+                 "recursive_block, device_driver (the threshold sweep follows the variants it names)")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--real", real_dir, "folder listed as the real path tree (empty: none)")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_launch_options(app, config);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
   return cdpkit::harness::run_program("tree_bench", app, argc, argv, [&] {
-    cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
+    const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_tree_variants(),
+                                                           cdpkit::parse_tree_variant);
+    const auto wanted = [&](cdpkit::tree_variant v) {
+      return std::find(variants.begin(), variants.end(), v) != variants.end();
+    };
+    cdpkit::require_cuda_device();  // one clear line and exit 3 without a GPU (after the options)
     cdpkit::launch_runtime runtime(config);
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     struct input {
@@ -81,7 +95,7 @@ int main(int argc, char** argv) {
       const cdpkit::device_tree dt(in.t);
       std::vector<cdpkit::tree_options> runs;
       for (const auto op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
-        for (const auto v : cdpkit::all_tree_variants()) {
+        for (const auto v : variants) {
           cdpkit::tree_options o;
           o.variant = v;
           o.op = op;
@@ -89,7 +103,8 @@ int main(int argc, char** argv) {
         }
         if (in.name.rfind("random:", 0) == 0) {
           for (const auto v : {cdpkit::tree_variant::recursive_threshold, cdpkit::tree_variant::recursive_warp,
-                               cdpkit::tree_variant::recursive_block})
+                               cdpkit::tree_variant::recursive_block}) {
+            if (!wanted(v)) continue;
             for (const std::uint32_t t : {16u, 256u, 4096u}) {
               cdpkit::tree_options o;
               o.variant = v;
@@ -97,6 +112,7 @@ int main(int argc, char** argv) {
               o.threshold = t;
               runs.push_back(o);
             }
+          }
         }
       }
       const auto results = cdpkit::harness::run_tree_variants(c, dt, runtime, runs, reps);

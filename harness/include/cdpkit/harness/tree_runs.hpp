@@ -18,8 +18,9 @@ namespace cdpkit::harness {
 /// The launch configuration the tree programs start from (their --pending-limit and
 /// --pending-budget defaults): a pending-launch limit of 2^20 with the default budget. The
 /// recursions on large power-law trees stall the device runtime at the automatic limit (4,096 for
-/// the default budget; 9 of 44 soak runs on 2^20 nodes) and ran clean at 2^20 (24 of 24):
-/// docs/design.md, "Launches from divergent lanes".
+/// the default budget; 9 of 44 soak runs on 2^20 nodes) and ran clean at 2^20 untraced (24 of 24,
+/// twice). The limit reserves about 5.4 GiB of device memory (H200). docs/design.md, "Launches
+/// from divergent lanes", has the measurements and what is still open.
 inline launch_config tree_launch_config() {
   launch_config config;
   config.pending_launch_limit = 1 << 20;
