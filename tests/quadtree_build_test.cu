@@ -1,6 +1,7 @@
 // The quadtree on the GPU: every variant builds the reference tree (same leaves, same points per
 // leaf, same node count) on uniform, clustered, line and all-equal points; all-equal points stop
-// at max_depth; refused launches (depth cap, pending budget) are refined by the block itself.
+// at max_depth; refused launches (depth cap, pending budget) are refined by the block itself, or
+// (device_driver) handed back to the host.
 
 #include <doctest/doctest.h>
 
@@ -39,6 +40,7 @@ void check_all_variants(const std::vector<cdpkit::point2>& points, const cdpkit:
     CHECK(stats.nodes == expected.nodes);
     CHECK(stats.leaves == expected.leaves.size());
     CHECK(got.height == expected.height);
+    if (v == quadtree_variant::device_driver) CHECK(stats.levels == expected.height);  // levels 0 .. height - 1 split
   }
 }
 
@@ -118,13 +120,26 @@ TEST_CASE("refused quadtree launches are refined by the block itself" * CDPKIT_G
     config.pending_budget = 2;
     cdpkit::launch_runtime rt(config);
     check_all_variants(points, params, "budget 2", rt);
+    // the device driver's chain of passes holds a slot per pass until the next completes: its
+    // third launch is refused and the host takes the loop on, as often as it must
+    const cdpkit::device_points dp(points);
+    cdpkit::quadtree_engine engine(dp);
+    cdpkit::quadtree_options o;
+    o.variant = quadtree_variant::device_driver;
+    o.params = params;
+    const auto stats = engine.run(o, rt);
+    CHECK(stats.driver_handed_back);
+    std::string first;
+    CHECK_MESSAGE(cdpkit::compare_quadtrees(cdpkit::quadtree_reference(points, params), engine.result(), &first) == 0u,
+                  first);
   }
 }
 
 TEST_CASE("quadtree variants are named and options checked") {
   for (const auto v : cdpkit::all_quadtree_variants()) CHECK(cdpkit::parse_quadtree_variant(cdpkit::to_string(v)) == v);
   CHECK_THROWS_WITH_AS(cdpkit::parse_quadtree_variant("octree"),
-                       "unknown quadtree variant 'octree' (expected one of child_per_node, aggregated, thresholded, morton)",
+                       "unknown quadtree variant 'octree' (expected one of child_per_node, aggregated, thresholded, "
+                       "device_driver, morton)",
                        cdpkit::input_error);
 }
 

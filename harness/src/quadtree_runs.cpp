@@ -68,6 +68,10 @@ bench_row to_bench_row(const quadtree_case& c, const quadtree_run& r) {
                 {"nodes", r.stats.nodes},
                 {"leaves", r.stats.leaves}};
   if (r.options.variant == quadtree_variant::thresholded) row.params["threshold"] = r.options.threshold.value_or(4096u);
+  if (r.options.variant == quadtree_variant::device_driver) {
+    row.params["levels"] = r.stats.levels;
+    row.params["handed_back"] = r.stats.driver_handed_back;
+  }
   row.n = c.points->size();
   row.work = c.points->size();
   row.work_unit = "points";

@@ -16,7 +16,13 @@
 //   thresholded{T}    aggregated, launching only quadrants of more than T points; smaller ones are
 //                     refined by the block itself.
 //
-// In every CDP variant a node of more than 2^15 points is partitioned by grids of its own (a
+//   device_driver     the level loop on the device (no host round trip per level): each level is
+//                     two grids over the points of its nodes that split, packed, whatever the
+//                     nodes' sizes (a count pass, then a scatter pass whose last block launches
+//                     the next level's count pass); each node is placed by the lane that scatters
+//                     its last points. A refused launch hands the rest of the loop to the host.
+//
+// In the recursive variants a node of more than 2^15 points is partitioned by grids of its own (a
 // count grid, then a scatter step, a block per 4,096 points) rather than by one block.
 //
 // A refused launch (depth cap, pending budget) or a quadrant below the threshold goes on the
@@ -38,9 +44,9 @@
 
 namespace cdpkit {
 
-enum class quadtree_variant : std::uint8_t { morton, child_per_node, aggregated, thresholded };
+enum class quadtree_variant : std::uint8_t { morton, child_per_node, aggregated, thresholded, device_driver };
 
-/// "morton", "child_per_node", "aggregated", "thresholded".
+/// "morton", "child_per_node", "aggregated", "thresholded", "device_driver".
 const char* to_string(quadtree_variant v) noexcept;
 /// The variant of a name. Throws cdpkit::input_error naming the value and the choices.
 quadtree_variant parse_quadtree_variant(const std::string& name);
@@ -59,7 +65,8 @@ struct quadtree_options {
 struct quadtree_stats {
   std::uint64_t nodes = 0;        ///< nodes (split and leaves)
   std::uint64_t leaves = 0;
-  std::uint32_t levels = 0;       ///< morton: depth grids launched (max_depth + 1)
+  std::uint32_t levels = 0;       ///< morton: depth grids launched (max_depth + 1); device_driver: levels split
+  bool driver_handed_back = false; ///< device_driver: a launch was refused and the host went on
 };
 
 /// Points in device memory, with their root square (bounds_of, computed on the host when the
@@ -92,7 +99,9 @@ class quadtree_engine {
   quadtree_engine& operator=(quadtree_engine&&) noexcept;
 
   /// Build and wait for it (under the watchdog). Throws cdpkit::input_error for a max_depth above
-  /// max_quadtree_depth, cdpkit::cuda_error on CUDA or device-side errors.
+  /// max_quadtree_depth, or (device_driver) when the device has not enough free memory for its
+  /// level nodes (about 2 x 56 bytes per (min_points + 1) points) or a level could hold more than
+  /// 2^26 nodes; cdpkit::cuda_error on CUDA or device-side errors.
   quadtree_stats run(const quadtree_options& options, launch_runtime& runtime = default_runtime(),
                      cudaStream_t stream = nullptr);
 

@@ -411,6 +411,203 @@ __global__ void morton_level_kernel(const std::uint64_t* sorted, std::uint32_t n
   }
 }
 
+// ---- device_driver: the level loop on the device ---------------------------------------------
+
+constexpr unsigned int level_threads = 256;
+constexpr unsigned int level_items = 8;  ///< active points per thread of a level pass
+constexpr std::uint32_t level_chunk = level_threads * level_items;
+/// A level's frontier count, packed so that one atomic gives a node both its index and its first
+/// active index: nodes in the low bits, active points above them.
+constexpr unsigned int node_bits = 26;
+constexpr unsigned long long node_mask = (1ull << node_bits) - 1;
+/// The most nodes one level may hold (node_bits).
+constexpr std::uint64_t max_level_nodes = 1ull << node_bits;
+
+/// A node of a level that splits: its points [begin, begin + size) of the buffer of the level's
+/// parity, which are the level's active points [active, active + size).
+struct level_node {
+  std::uint64_t code;
+  std::uint64_t active;
+  std::uint32_t begin, size;
+  unsigned int count[4];  ///< its points per quadrant (the count pass's atomics)
+  unsigned int fill[4];   ///< the scatter pass's cursors, from 0
+  unsigned int scattered; ///< its points scattered: the lane that completes them places it
+};
+
+struct driver_state {
+  unsigned long long next[2];  ///< per level parity: the level's nodes and active points (packed)
+  unsigned int done[2];        ///< blocks arrived in the current count [0] and scatter [1] pass
+  unsigned int levels;         ///< levels split
+  unsigned int handed_back;    ///< a launch was refused: the host goes on from resume_*
+  unsigned int resume_level, resume_pass;  ///< pass 0: count, 1: scatter
+};
+
+struct driver_args {
+  quad_args a;
+  level_node* nodes[2];  ///< per level parity
+  std::uint32_t node_capacity;
+  driver_state* st;
+};
+
+/// The grid of a level's pass over `active` points.
+__host__ __device__ inline std::uint32_t level_grid(unsigned long long active) {
+  return static_cast<std::uint32_t>((active + level_chunk - 1) / level_chunk);
+}
+
+/// The index of the node holding active index k, among nodes[lo, hi] (k is in one of them).
+__device__ __forceinline__ std::uint32_t node_of(const level_node* nodes, std::uint32_t lo, std::uint32_t hi,
+                                                std::uint64_t k) {
+  while (lo < hi) {  // the last node whose first active index is <= k
+    const std::uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (__ldcg(&nodes[mid].active) <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/// Node v (of level L), its points scattered: each non-empty quadrant is a leaf or a node of the
+/// next level's frontier. One thread.
+__device__ void place_level_node(const launch_context& ctx, const driver_args& d, std::uint32_t level,
+                                 const level_node& v, const unsigned int* count) {
+  const quad_args& a = d.a;
+  atomicAdd(&a.counters[1], 1u);  // v (split)
+  const unsigned int np = (level + 1) & 1u;
+  std::uint32_t first = v.begin;
+  for (std::uint32_t q = 0; q < 4; ++q) {
+    const unsigned int c = count[q];
+    if (c == 0) continue;
+    const quad_node child{v.code * 4 + q, first, first + c, level + 1};
+    first += c;
+    if (c <= a.min_points || child.depth >= a.max_depth) {
+      append_leaf(a, child);
+      continue;
+    }
+    const unsigned long long old = atomicAdd(&d.st->next[np], 1ull | (static_cast<unsigned long long>(c) << node_bits));
+    const auto k = static_cast<std::uint32_t>(old & node_mask);
+    if (k >= d.node_capacity) {  // impossible: a level's nodes hold more than min_points points each
+      raise_device_error(ctx, device_error_queue_overflow);
+      continue;
+    }
+    level_node& w = d.nodes[np][k];
+    w.code = child.code;
+    w.active = old >> node_bits;
+    w.begin = child.begin;
+    w.size = c;
+    for (int r = 0; r < 4; ++r) {
+      w.count[r] = 0;
+      w.fill[r] = 0;
+    }
+    w.scattered = 0;
+  }
+}
+
+struct level_pass_body {
+  driver_args d;
+  std::uint32_t level;
+  std::uint32_t pass;  ///< 0: count, 1: scatter
+  __device__ void operator()(const launch_context& self) const;
+};
+
+/// Launch the pass `body` names over `active` points from the calling thread (the last block of
+/// the pass before it), or hand the loop to the host.
+__device__ void launch_level_pass(const launch_context& ctx, const level_pass_body& body, unsigned long long active) {
+  const launch_result r = launch_step(ctx, sites::quadtree_level, dim3(level_grid(active)), dim3(level_threads), body,
+                                      static_cast<std::uint32_t>(active < 0xffffffffull ? active : 0xffffffffull));
+  if (!r) {
+    body.d.st->resume_level = body.level;
+    body.d.st->resume_pass = body.pass;
+    __threadfence();
+    body.d.st->handed_back = 1;
+  }
+}
+
+/// One block of a level pass: its level_chunk active points, each found in its node (a binary
+/// search among the nodes the block spans). count: the points' quadrants into their nodes' counts
+/// (one atomic per node and quadrant a warp holds). scatter: each point to its quadrant's place in
+/// the other buffer; the lane that scatters a node's last points places the node. The pass's last
+/// block launches the next pass (the scatter, or the next level's count).
+__device__ void level_pass_block(const launch_context& ctx, const level_pass_body& body) {
+  __shared__ std::uint32_t span[2];
+  __shared__ bool last;
+  const driver_args& d = body.d;
+  const quad_args& a = d.a;
+  const std::uint32_t level = body.level;
+  const unsigned int p = level & 1u, src = p, dst = p ^ 1u;
+  level_node* nodes = d.nodes[p];
+  const unsigned long long packed = __ldcg(&d.st->next[p]);
+  const auto node_count = static_cast<std::uint32_t>(packed & node_mask);
+  const unsigned long long total = packed >> node_bits;
+  const std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * level_chunk;
+  const std::uint64_t top = base + level_chunk < total ? base + level_chunk : total;
+  if (threadIdx.x == 0) {
+    span[0] = node_of(nodes, 0, node_count - 1, base);
+    span[1] = node_of(nodes, span[0], node_count - 1, top - 1);
+  }
+  __syncthreads();
+  const std::uint32_t shift = 2 * (a.max_depth - level - 1);
+  const unsigned int lane = threadIdx.x & 31u;
+  for (unsigned int i = 0; i < level_items; ++i) {  // every thread runs every step (the warp votes)
+    const std::uint64_t k = base + i * level_threads + threadIdx.x;
+    const bool valid = k < top;
+    const unsigned int valid_lanes = __ballot_sync(0xffffffffu, valid);
+    if (!valid) continue;
+    const std::uint32_t idx = node_of(nodes, span[0], span[1], k);
+    const level_node* v = nodes + idx;
+    const std::uint32_t pos = __ldcg(&v->begin) + static_cast<std::uint32_t>(k - __ldcg(&v->active));
+    const std::uint64_t code = a.codes[src][pos];
+    const unsigned int q = static_cast<unsigned int>((code >> shift) & 3u);
+    const unsigned int peers = __match_any_sync(valid_lanes, (idx << 2) | q);
+    const unsigned int leader = static_cast<unsigned int>(__ffs(static_cast<int>(peers)) - 1);
+    const unsigned int n = static_cast<unsigned int>(__popc(peers));
+    if (body.pass == 0) {
+      if (lane == leader) atomicAdd(&nodes[idx].count[q], n);
+      continue;
+    }
+    unsigned int at = 0;
+    if (lane == leader) at = atomicAdd(&nodes[idx].fill[q], n);
+    at = __shfl_sync(peers, at, static_cast<int>(leader));
+    unsigned int count[4];
+    for (int r = 0; r < 4; ++r) count[r] = __ldcg(&v->count[r]);
+    std::uint32_t first = __ldcg(&v->begin);
+    for (unsigned int r = 0; r < q; ++r) first += count[r];
+    const std::uint32_t to = first + at + static_cast<unsigned int>(__popc(peers & ((1u << lane) - 1u)));
+    a.codes[dst][to] = code;
+    a.ids[dst][to] = a.ids[src][pos];
+    __threadfence();  // this lane's point, before its node may be placed
+    __syncwarp(peers);
+    if (lane == leader) {
+      const unsigned int before = atomicAdd(&nodes[idx].scattered, n);
+      if (before + n == __ldcg(&v->size)) {  // the node's last points: every other lane's are in
+        __threadfence();
+        level_node u;
+        u.code = __ldcg(&v->code);
+        u.begin = __ldcg(&v->begin);
+        place_level_node(ctx, d, level, u, count);
+      }
+    }
+  }
+  const unsigned int pass_done = body.pass;
+  if (!last_block_to_arrive(&d.st->done[pass_done], gridDim.x, last)) return;
+  if (threadIdx.x != 0) return;
+  if (body.pass == 0) {  // the scatter of this level next
+    d.st->done[1] = 0;
+    d.st->next[p ^ 1u] = 0;  // the next level's frontier, which the scatter fills
+    __threadfence();
+    launch_level_pass(ctx, level_pass_body{d, level, 1}, total);
+    return;
+  }
+  d.st->levels = level + 1;
+  const unsigned long long next = __ldcg(&d.st->next[p ^ 1u]);
+  if ((next & node_mask) == 0) return;  // no node splits further: built
+  d.st->done[0] = 0;
+  __threadfence();
+  launch_level_pass(ctx, level_pass_body{d, level + 1, 0}, next >> node_bits);
+}
+
+__device__ void level_pass_body::operator()(const launch_context& self) const { level_pass_block(self, *this); }
+
+__global__ void level_root_kernel(launch_context ctx, level_pass_body body) { body(ctx); }
+
 unsigned int blocks_for(std::uint64_t n, unsigned int threads) { return static_cast<unsigned int>((n + threads - 1) / threads); }
 
 }  // namespace
@@ -423,13 +620,15 @@ const char* to_string(quadtree_variant v) noexcept {
     case quadtree_variant::child_per_node: return "child_per_node";
     case quadtree_variant::aggregated: return "aggregated";
     case quadtree_variant::thresholded: return "thresholded";
+    case quadtree_variant::device_driver: return "device_driver";
   }
   return "?";
 }
 
 const std::vector<quadtree_variant>& all_quadtree_variants() {
   static const std::vector<quadtree_variant> all = {quadtree_variant::child_per_node, quadtree_variant::aggregated,
-                                                    quadtree_variant::thresholded, quadtree_variant::morton};
+                                                    quadtree_variant::thresholded, quadtree_variant::device_driver,
+                                                    quadtree_variant::morton};
   return all;
 }
 
@@ -465,6 +664,9 @@ struct quadtree_engine::buffers {
   detail::unique_device_ptr<unsigned char[]> sort_temp;
   detail::unique_device_ptr<wide_task[]> tasks;
   std::uint32_t task_capacity = 0;
+  detail::unique_device_ptr<level_node[]> level_nodes[2];  ///< device_driver, allocated at its first run
+  detail::unique_device_ptr<driver_state[]> driver;
+  std::uint64_t level_node_capacity = 0;
   std::size_t sort_temp_bytes = 0;
   unsigned int morton_parity = 0;  ///< which buffer the sort left the points in
 };
@@ -513,6 +715,19 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
                                                         b_->codes[0].get(), b_->ids[0].get());
   CDPKIT_CUDA_TRY(cudaGetLastError());
   quadtree_stats stats;
+  // the device builds' arguments (threshold: launch quadrants of more points; 0: every one)
+  const auto args_with_threshold = [&](std::uint32_t threshold) {
+    return quad_args{{b_->codes[0].get(), b_->codes[1].get()},
+                     {b_->ids[0].get(), b_->ids[1].get()},
+                     b_->leaves.get(),
+                     b_->counters.get(),
+                     b_->tasks.get(),
+                     b_->task_capacity,
+                     depth,
+                     min_points,
+                     threshold,
+                     options.variant};
+  };
   if (options.variant == quadtree_variant::morton) {
     CDPKIT_NVTX_SCOPE("quadtree::morton");
     cub::DoubleBuffer<std::uint64_t> keys(b_->codes[0].get(), b_->codes[1].get());
@@ -537,18 +752,58 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
     const unsigned int one[2] = {1, 1};
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->counters.get(), one, sizeof one, cudaMemcpyHostToDevice, stream));
     CDPKIT_WAIT_STREAM(stream, runtime, "quadtree (root leaf)");
+  } else if (options.variant == quadtree_variant::device_driver) {
+    CDPKIT_NVTX_SCOPE("quadtree::device_driver");
+    // a level's nodes that split hold more than min_points points each
+    const std::uint64_t capacity = std::uint64_t{n} / (std::uint64_t{min_points} + 1) + 1;
+    if (capacity > max_level_nodes)
+      throw input_error("quadtree device_driver: " + std::to_string(n) + " points with min_points " +
+                        std::to_string(min_points) + " could make more than 2^26 nodes in one level; raise min_points");
+    if (b_->level_node_capacity < capacity) {
+      b_->level_nodes[0].reset();
+      b_->level_nodes[1].reset();
+      b_->level_node_capacity = 0;
+      require_device_memory(2 * capacity * sizeof(level_node) + sizeof(driver_state),
+                            "quadtree device_driver (" + std::to_string(capacity) + " nodes per level)");
+      for (int p = 0; p < 2; ++p)
+        CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->level_nodes[p]), sizeof(level_node) * capacity));
+      if (!b_->driver) CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->driver), sizeof(driver_state)));
+      b_->level_node_capacity = capacity;
+    }
+    const driver_args d{args_with_threshold(0u), {b_->level_nodes[0].get(), b_->level_nodes[1].get()},
+                        static_cast<std::uint32_t>(capacity), b_->driver.get()};
+    // level 0: the root, every point active
+    level_node root{};
+    root.size = n;
+    driver_state st{};
+    st.next[0] = 1ull | (static_cast<unsigned long long>(n) << node_bits);
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->level_nodes[0].get(), &root, sizeof root, cudaMemcpyHostToDevice, stream));
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->driver.get(), &st, sizeof st, cudaMemcpyHostToDevice, stream));
+    level_pass_body body{d, 0, 0};
+    level_root_kernel<<<level_grid(n), level_threads, 0, stream>>>(runtime.root_context(), body);
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    // a refused launch hands the loop back: the host launches the pass it names, whose last block
+    // goes on on the device again
+    for (;;) {
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(&st, b_->driver.get(), sizeof st, cudaMemcpyDeviceToHost, stream));
+      CDPKIT_WAIT_STREAM(stream, runtime, "quadtree::device_driver");
+      if (st.handed_back == 0) break;
+      stats.driver_handed_back = true;
+      const unsigned int cleared = 0;
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(&b_->driver.get()->handed_back, &cleared, sizeof cleared, cudaMemcpyHostToDevice,
+                                      stream));
+      body.level = st.resume_level;
+      body.pass = st.resume_pass;
+      const unsigned long long active = st.next[st.resume_level & 1u] >> node_bits;
+      CDPKIT_NVTX_SCOPE_PAYLOAD("quadtree::level (handed back)", st.resume_level);
+      level_root_kernel<<<level_grid(active), level_threads, 0, stream>>>(runtime.root_context(), body);
+      CDPKIT_CUDA_TRY(cudaGetLastError());
+    }
+    stats.levels = st.levels;
   } else {
     CDPKIT_NVTX_SCOPE("quadtree::recursion");
-    quad_args a{{b_->codes[0].get(), b_->codes[1].get()},
-                {b_->ids[0].get(), b_->ids[1].get()},
-                b_->leaves.get(),
-                b_->counters.get(),
-                b_->tasks.get(),
-                b_->task_capacity,
-                depth,
-                min_points,
-                options.variant == quadtree_variant::thresholded ? options.threshold.value_or(4096u) : 0u,
-                options.variant};
+    const quad_args a = args_with_threshold(
+        options.variant == quadtree_variant::thresholded ? options.threshold.value_or(4096u) : 0u);
     const quad_node root{0, 0, n, 0};
     if (n > wide_points) {  // the root's count grid, from the host (task 0)
       const wide_task t = wide_task_for(root);

@@ -9,6 +9,7 @@ constexpr sites::site_name_entry site_names[] = {
     {sites::quadtree_nodes, "quadtree.nodes"},
     {sites::quadtree_wide, "quadtree.wide"},
     {sites::quadtree_wide_scatter, "quadtree.wide_scatter"},
+    {sites::quadtree_level, "quadtree.level"},
 };
 
 // Registered at start-up, once this area is linked in (quadtree_engine references this file).

@@ -13,6 +13,7 @@ enum : std::uint16_t {
   quadtree_nodes = 5,  ///< "quadtree.nodes": a child grid refining quadrants, one block each
   quadtree_wide = 6,   ///< "quadtree.wide": the count grid of a node too wide for one block
   quadtree_wide_scatter = 7,  ///< "quadtree.wide_scatter": its scatter step, after the counts
+  quadtree_level = 30,  ///< "quadtree.level": device_driver's count and scatter grids of one level
 };
 
 }  // namespace cdpkit::sites
