@@ -191,7 +191,8 @@ __global__ void node_kernel(tree_args t, unsigned int v) {
     }
     const bool want = mine && t.count(u) > 0;
     __syncwarp();
-    walk = want && !launch_one_lane_at_a_time(t, want, u);
+    const bool launched = launch_one_lane_at_a_time(t, want, u);  // every lane calls it (its warp votes)
+    walk = want && !launched;
   } else if (k < t.count(v)) {
     u = t.children[t.off[v] + k];
     arrive(t, u);

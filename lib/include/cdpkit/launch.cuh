@@ -377,7 +377,9 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   if (callers != 0u) {
     // launch_config::serialize_warp_launches: the calling lanes enter the device runtime one at a
     // time, in lane order, the others waiting at a barrier of the calling group (never spinning
-    // elsewhere in the layer meanwhile)
+    // elsewhere in the layer meanwhile). The group is the lanes that arrived together: lanes of
+    // the warp that call from elsewhere at the same time (against the rule at the top of this
+    // file) make groups of their own, which are not serialized against this one.
     unsigned int todo = __ballot_sync(callers, acquired);
     while (todo != 0u) {
       if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(todo)) - 1)) result = launch_acquired();

@@ -57,7 +57,9 @@ struct launch_config {
   /// (in lane order; the others wait at a barrier of the group) instead of each as soon as its
   /// own request is decided. Off by default. The measurement against the open stall of the tree
   /// recursions, which came with lanes of one warp at different points of the launch path
-  /// (docs/design.md, "Launches from divergent lanes"); what it costs is to be measured too.
+  /// (docs/design.md, "Launches from divergent lanes"); what it costs is to be measured too. The
+  /// trace's request times are taken before the wait, so its request-to-start latencies include
+  /// the wait for warp-mates.
   bool serialize_warp_launches = false;
 };
 

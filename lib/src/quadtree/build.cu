@@ -545,40 +545,96 @@ __device__ void level_pass_block(const launch_context& ctx, const level_pass_bod
   }
   __syncthreads();
   const std::uint32_t shift = 2 * (a.max_depth - level - 1);
-  const unsigned int lane = threadIdx.x & 31u;
-  for (unsigned int i = 0; i < level_items; ++i) {  // every thread runs every step (the warp votes)
-    const std::uint64_t k = base + i * level_threads + threadIdx.x;
-    const bool valid = k < top;
-    const unsigned int valid_lanes = __ballot_sync(0xffffffffu, valid);
-    if (!valid) continue;
-    const std::uint32_t idx = node_of(nodes, span[0], span[1], k);
-    const level_node* v = nodes + idx;
-    const std::uint32_t pos = __ldcg(&v->begin) + static_cast<std::uint32_t>(k - __ldcg(&v->active));
-    const std::uint64_t code = a.codes[src][pos];
-    const unsigned int q = static_cast<unsigned int>((code >> shift) & 3u);
-    const unsigned int peers = __match_any_sync(valid_lanes, (idx << 2) | q);
-    const unsigned int leader = static_cast<unsigned int>(__ffs(static_cast<int>(peers)) - 1);
-    const unsigned int n = static_cast<unsigned int>(__popc(peers));
-    if (body.pass == 0) {
-      if (lane == leader) atomicAdd(&nodes[idx].count[q], n);
-      continue;
+  if (span[0] == span[1]) {
+    // the block's points are all one node's (the top levels): counted in the block first, then
+    // one atomic per quadrant for the block, as the wide passes do
+    __shared__ unsigned int counts[4], cursor[4];
+    level_node* v = nodes + span[0];
+    const std::uint32_t begin = __ldcg(&v->begin);
+    const std::uint64_t active = __ldcg(&v->active);
+    if (threadIdx.x < 4) counts[threadIdx.x] = 0;
+    __syncthreads();
+    std::uint64_t code[level_items];
+    std::uint32_t id[level_items];
+    unsigned int local[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (unsigned int i = 0; i < level_items; ++i) {
+      const std::uint64_t k = base + i * level_threads + threadIdx.x;
+      code[i] = 0;
+      id[i] = 0;
+      if (k < top) {
+        const std::uint32_t pos = begin + static_cast<std::uint32_t>(k - active);
+        code[i] = a.codes[src][pos];
+        if (body.pass == 1) id[i] = a.ids[src][pos];
+        count_quadrant(local, static_cast<unsigned int>((code[i] >> shift) & 3u));
+      }
     }
-    unsigned int at = 0;
-    if (lane == leader) at = atomicAdd(&nodes[idx].fill[q], n);
-    at = __shfl_sync(peers, at, static_cast<int>(leader));
-    unsigned int count[4];
-    for (int r = 0; r < 4; ++r) count[r] = __ldcg(&v->count[r]);
-    std::uint32_t first = __ldcg(&v->begin);
-    for (unsigned int r = 0; r < q; ++r) first += count[r];
-    const std::uint32_t to = first + at + static_cast<unsigned int>(__popc(peers & ((1u << lane) - 1u)));
-    a.codes[dst][to] = code;
-    a.ids[dst][to] = a.ids[src][pos];
-    __threadfence();  // this lane's point, before its node may be placed
-    __syncwarp(peers);
-    if (lane == leader) {
-      const unsigned int before = atomicAdd(&nodes[idx].scattered, n);
-      if (before + n == __ldcg(&v->size)) {  // the node's last points: every other lane's are in
-        __threadfence();
+    add_block_counts(counts, local);
+    __syncthreads();
+    if (body.pass == 0) {
+      if (threadIdx.x < 4 && counts[threadIdx.x] != 0) atomicAdd(&v->count[threadIdx.x], counts[threadIdx.x]);
+    } else {
+      if (threadIdx.x < 4) {
+        std::uint32_t first = begin;
+        for (unsigned int r = 0; r < threadIdx.x; ++r) first += __ldcg(&v->count[r]);
+        cursor[threadIdx.x] = counts[threadIdx.x] != 0 ? first + atomicAdd(&v->fill[threadIdx.x], counts[threadIdx.x]) : 0u;
+      }
+      __syncthreads();
+#pragma unroll
+      for (unsigned int i = 0; i < level_items; ++i) {  // every thread runs every step (the ballots)
+        const bool valid = base + i * level_threads + threadIdx.x < top;
+        const unsigned int q = valid ? static_cast<unsigned int>((code[i] >> shift) & 3u) : 4u;
+        const unsigned int to = quadrant_position(q, cursor);
+        if (valid) {
+          a.codes[dst][to] = code[i];
+          a.ids[dst][to] = id[i];
+        }
+      }
+      if (threadIdx.x == 0) {
+        const unsigned int n = counts[0] + counts[1] + counts[2] + counts[3];
+        if (atomicAdd(&v->scattered, n) + n == __ldcg(&v->size)) {  // the node's last points
+          unsigned int count[4];
+          for (int r = 0; r < 4; ++r) count[r] = __ldcg(&v->count[r]);
+          level_node u;
+          u.code = __ldcg(&v->code);
+          u.begin = begin;
+          place_level_node(ctx, d, level, u, count);
+        }
+      }
+    }
+  } else {
+    // points of several nodes (the deeper levels): one atomic per node and quadrant a warp holds
+    const unsigned int lane = threadIdx.x & 31u;
+    for (unsigned int i = 0; i < level_items; ++i) {  // every thread runs every step (the warp votes)
+      const std::uint64_t k = base + i * level_threads + threadIdx.x;
+      const bool valid = k < top;
+      const unsigned int valid_lanes = __ballot_sync(0xffffffffu, valid);
+      if (!valid) continue;
+      const std::uint32_t idx = node_of(nodes, span[0], span[1], k);
+      level_node* v = nodes + idx;
+      const std::uint32_t pos = __ldcg(&v->begin) + static_cast<std::uint32_t>(k - __ldcg(&v->active));
+      const std::uint64_t code = a.codes[src][pos];
+      const unsigned int q = static_cast<unsigned int>((code >> shift) & 3u);
+      const unsigned int peers = __match_any_sync(valid_lanes, (idx << 2) | q);
+      const unsigned int leader = static_cast<unsigned int>(__ffs(static_cast<int>(peers)) - 1);
+      const unsigned int n = static_cast<unsigned int>(__popc(peers));
+      if (body.pass == 0) {
+        if (lane == leader) atomicAdd(&v->count[q], n);
+        continue;
+      }
+      unsigned int at = 0;
+      if (lane == leader) at = atomicAdd(&v->fill[q], n);
+      at = __shfl_sync(peers, at, static_cast<int>(leader));
+      unsigned int count[4];
+      for (int r = 0; r < 4; ++r) count[r] = __ldcg(&v->count[r]);
+      std::uint32_t first = __ldcg(&v->begin);
+      for (unsigned int r = 0; r < q; ++r) first += count[r];
+      const std::uint32_t to = first + at + static_cast<unsigned int>(__popc(peers & ((1u << lane) - 1u)));
+      a.codes[dst][to] = code;
+      a.ids[dst][to] = a.ids[src][pos];
+      // the node's placement reads its counts only; the next pass reads the points after every
+      // block of this one has arrived (last_block_to_arrive fences)
+      if (lane == leader && atomicAdd(&v->scattered, n) + n == __ldcg(&v->size)) {  // the node's last points
         level_node u;
         u.code = __ldcg(&v->code);
         u.begin = __ldcg(&v->begin);
@@ -599,6 +655,9 @@ __device__ void level_pass_block(const launch_context& ctx, const level_pass_bod
   d.st->levels = level + 1;
   const unsigned long long next = __ldcg(&d.st->next[p ^ 1u]);
   if ((next & node_mask) == 0) return;  // no node splits further: built
+  // more nodes than the level holds: place_level_node raised the error, the host throws it; the
+  // nodes past the capacity were never written, so no pass may read them
+  if ((next & node_mask) > d.node_capacity) return;
   d.st->done[0] = 0;
   __threadfence();
   launch_level_pass(ctx, level_pass_body{d, level + 1, 0}, next >> node_bits);
