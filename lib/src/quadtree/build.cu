@@ -603,14 +603,26 @@ __device__ void level_pass_block(const launch_context& ctx, const level_pass_bod
       }
     }
   } else {
-    // points of several nodes (the deeper levels): one atomic per node and quadrant a warp holds
+    // points of several nodes (the deeper levels): one atomic per node and quadrant a warp holds.
+    // The first active indices of the nodes the block spans, in shared memory for the searches
+    // (each of them holds at least one of the block's points: at most level_chunk of them).
+    __shared__ std::uint64_t starts[level_chunk];
+    const std::uint32_t spanned = span[1] - span[0] + 1;
+    for (std::uint32_t j = threadIdx.x; j < spanned; j += level_threads) starts[j] = __ldcg(&nodes[span[0] + j].active);
+    __syncthreads();
     const unsigned int lane = threadIdx.x & 31u;
     for (unsigned int i = 0; i < level_items; ++i) {  // every thread runs every step (the warp votes)
       const std::uint64_t k = base + i * level_threads + threadIdx.x;
       const bool valid = k < top;
       const unsigned int valid_lanes = __ballot_sync(0xffffffffu, valid);
       if (!valid) continue;
-      const std::uint32_t idx = node_of(nodes, span[0], span[1], k);
+      std::uint32_t lo = 0, hi = spanned - 1;  // the last spanned node whose first active index is <= k
+      while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (starts[mid] <= k) lo = mid;
+        else hi = mid - 1;
+      }
+      const std::uint32_t idx = span[0] + lo;
       level_node* v = nodes + idx;
       const std::uint32_t pos = __ldcg(&v->begin) + static_cast<std::uint32_t>(k - __ldcg(&v->active));
       const std::uint64_t code = a.codes[src][pos];
