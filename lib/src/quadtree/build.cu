@@ -187,6 +187,47 @@ __device__ __forceinline__ void count_quadrant(unsigned int (&local)[4], unsigne
   local[3] += q == 3;
 }
 
+/// A block's chunk of contiguous points [lo, hi) of buffer src, Items a thread (point
+/// lo + i * blockDim.x + threadIdx.x) held in registers (ids only `with_ids`), their quadrants at
+/// `shift` added into the block's `counts` (shared, zeroed before a barrier). Every thread of the
+/// block calls it.
+template <unsigned int Items>
+__device__ __forceinline__ void load_chunk(const quad_args& a, unsigned int src, std::uint32_t lo, std::uint32_t hi,
+                                           std::uint32_t shift, bool with_ids, std::uint64_t (&code)[Items],
+                                           std::uint32_t (&id)[Items], unsigned int* counts) {
+  unsigned int local[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (unsigned int i = 0; i < Items; ++i) {
+    const std::uint32_t k = lo + i * blockDim.x + threadIdx.x;
+    code[i] = 0;
+    id[i] = 0;
+    if (k < hi) {
+      code[i] = a.codes[src][k];
+      if (with_ids) id[i] = a.ids[src][k];
+      count_quadrant(local, static_cast<unsigned int>((code[i] >> shift) & 3u));
+    }
+  }
+  add_block_counts(counts, local);
+}
+
+/// The chunk load_chunk held, each point to its quadrant's next place in buffer dst from the
+/// block's `cursor` (shared, absolute positions). Every thread of the block calls it (the ballots).
+template <unsigned int Items>
+__device__ __forceinline__ void scatter_chunk(const quad_args& a, unsigned int dst, std::uint32_t lo, std::uint32_t hi,
+                                              std::uint32_t shift, const std::uint64_t (&code)[Items],
+                                              const std::uint32_t (&id)[Items], unsigned int* cursor) {
+#pragma unroll
+  for (unsigned int i = 0; i < Items; ++i) {
+    const bool valid = lo + i * blockDim.x + threadIdx.x < hi;
+    const unsigned int q = valid ? static_cast<unsigned int>((code[i] >> shift) & 3u) : 4u;
+    const unsigned int pos = quadrant_position(q, cursor);
+    if (valid) {
+      a.codes[dst][pos] = code[i];
+      a.ids[dst][pos] = id[i];
+    }
+  }
+}
+
 struct wide_scatter_body {
   quad_args a;
   wide_task* t;
@@ -245,33 +286,11 @@ __device__ void wide_scatter_block(const launch_context& ctx, const quad_args& a
   wide_chunk_of(v, blockIdx.x, lo, hi);
   std::uint64_t code[wide_items];
   std::uint32_t id[wide_items];
-  unsigned int local[4] = {0, 0, 0, 0};
-#pragma unroll
-  for (unsigned int i = 0; i < wide_items; ++i) {
-    const std::uint32_t k = lo + i * wide_threads + threadIdx.x;
-    code[i] = 0;
-    id[i] = 0;
-    if (k < hi) {
-      code[i] = a.codes[src][k];
-      id[i] = a.ids[src][k];
-      count_quadrant(local, static_cast<unsigned int>((code[i] >> shift) & 3u));
-    }
-  }
-  add_block_counts(counts, local);
+  load_chunk(a, src, lo, hi, shift, true, code, id, counts);
   __syncthreads();
   if (threadIdx.x < 4) cursor[threadIdx.x] = counts[threadIdx.x] != 0 ? atomicAdd(&t->fill[threadIdx.x], counts[threadIdx.x]) : 0u;
   __syncthreads();
-#pragma unroll
-  for (unsigned int i = 0; i < wide_items; ++i) {  // every thread runs every step (the ballots)
-    const std::uint32_t k = lo + i * wide_threads + threadIdx.x;
-    const bool valid = k < hi;
-    const unsigned int q = valid ? static_cast<unsigned int>((code[i] >> shift) & 3u) : 4u;
-    const unsigned int pos = quadrant_position(q, cursor);
-    if (valid) {
-      a.codes[dst][pos] = code[i];
-      a.ids[dst][pos] = id[i];
-    }
-  }
+  scatter_chunk(a, dst, lo, hi, shift, code, id, cursor);
   if (!last_block_to_arrive(&t->scatter_done, t->grid, flag)) return;
   if (threadIdx.x == 0) {
     atomicAdd(&a.counters[1], 1u);  // v (split)
@@ -552,24 +571,14 @@ __device__ void level_pass_block(const launch_context& ctx, const level_pass_bod
     level_node* v = nodes + span[0];
     const std::uint32_t begin = __ldcg(&v->begin);
     const std::uint64_t active = __ldcg(&v->active);
+    // the block's points are the node's [lo, hi) of the buffer
+    const std::uint32_t lo = begin + static_cast<std::uint32_t>(base - active);
+    const std::uint32_t hi = begin + static_cast<std::uint32_t>(top - active);
     if (threadIdx.x < 4) counts[threadIdx.x] = 0;
     __syncthreads();
     std::uint64_t code[level_items];
     std::uint32_t id[level_items];
-    unsigned int local[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (unsigned int i = 0; i < level_items; ++i) {
-      const std::uint64_t k = base + i * level_threads + threadIdx.x;
-      code[i] = 0;
-      id[i] = 0;
-      if (k < top) {
-        const std::uint32_t pos = begin + static_cast<std::uint32_t>(k - active);
-        code[i] = a.codes[src][pos];
-        if (body.pass == 1) id[i] = a.ids[src][pos];
-        count_quadrant(local, static_cast<unsigned int>((code[i] >> shift) & 3u));
-      }
-    }
-    add_block_counts(counts, local);
+    load_chunk(a, src, lo, hi, shift, body.pass == 1, code, id, counts);
     __syncthreads();
     if (body.pass == 0) {
       if (threadIdx.x < 4 && counts[threadIdx.x] != 0) atomicAdd(&v->count[threadIdx.x], counts[threadIdx.x]);
@@ -580,16 +589,7 @@ __device__ void level_pass_block(const launch_context& ctx, const level_pass_bod
         cursor[threadIdx.x] = counts[threadIdx.x] != 0 ? first + atomicAdd(&v->fill[threadIdx.x], counts[threadIdx.x]) : 0u;
       }
       __syncthreads();
-#pragma unroll
-      for (unsigned int i = 0; i < level_items; ++i) {  // every thread runs every step (the ballots)
-        const bool valid = base + i * level_threads + threadIdx.x < top;
-        const unsigned int q = valid ? static_cast<unsigned int>((code[i] >> shift) & 3u) : 4u;
-        const unsigned int to = quadrant_position(q, cursor);
-        if (valid) {
-          a.codes[dst][to] = code[i];
-          a.ids[dst][to] = id[i];
-        }
-      }
+      scatter_chunk(a, dst, lo, hi, shift, code, id, cursor);
       if (threadIdx.x == 0) {
         const unsigned int n = counts[0] + counts[1] + counts[2] + counts[3];
         if (atomicAdd(&v->scattered, n) + n == __ldcg(&v->size)) {  // the node's last points
