@@ -508,10 +508,17 @@ std::optional<sm_activity> build_sm_activity(const run_profile& run, const schem
   return a;
 }
 
+namespace {
+/// The yardstick of a run's collection times: the untraced runs made as the collection runs were,
+/// when the profile has them, else the timed median.
+double collection_baseline(const run_profile& run) {
+  return run.collect.baseline_ms && *run.collect.baseline_ms > 0 ? *run.collect.baseline_ms : run.ms;
+}
+}  // namespace
+
 collect_overhead collection_overhead(const run_profile& run) {
   collect_overhead o;
-  // over the untraced runs made as the collection runs were, when the profile has them
-  const double base = run.collect.baseline_ms && *run.collect.baseline_ms > 0 ? *run.collect.baseline_ms : run.ms;
+  const double base = collection_baseline(run);
   if (base <= 0) return o;
   const auto over = [&](const std::optional<double>& ms) { return ms ? std::optional<double>(*ms / base) : std::nullopt; };
   o.traced = over(run.collect.traced_ms);
@@ -523,7 +530,7 @@ collect_overhead collection_overhead(const run_profile& run) {
 sample_overhead sample_collection_overhead(const profile& p) {
   sample_overhead o;
   for (const auto& run : p.runs) {
-    const double base = run.collect.baseline_ms && *run.collect.baseline_ms > 0 ? *run.collect.baseline_ms : run.ms;
+    const double base = collection_baseline(run);
     if (base <= 0) continue;
     const auto add = [&](sample_overhead::part& part, const std::optional<double>& ms) {
       if (!ms) return;

@@ -345,10 +345,7 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
       << overhead_cell(r.collect.timeline_ms, c.timeline) << "</tr>";
   }
   const sample_overhead& w = a.overhead;
-  const auto sum_cell = [](const sample_overhead::part& part) {
-    const auto ratio = part.ratio();
-    return ratio ? overhead_cell(part.ms, ratio) : std::string("<td>-</td>");
-  };
+  const auto sum_cell = [](const sample_overhead::part& part) { return overhead_cell(part.ms, part.ratio()); };
   if (w.any())
     o << "<tr class=\"sum\"><td class=\"l\">the whole sample (sums over its runs)</td><td>-</td><td>-</td>"
       << sum_cell(w.traced) << sum_cell(w.metrics) << sum_cell(w.timeline) << "</tr>";
