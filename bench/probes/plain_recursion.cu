@@ -78,18 +78,21 @@ __device__ void arrive(const tree_args& t, unsigned int v) {
 
 __global__ void node_kernel(tree_args t, unsigned int v);
 
-__device__ bool try_launch(const tree_args& t, unsigned int u) {
-  if (t.budget > 0) {
-    bool refused = *reinterpret_cast<volatile int*>(t.in_flight) >= t.budget;  // no atomic over budget
-    if (!refused && atomicAdd(t.in_flight, 1) >= t.budget) {
-      atomicSub(t.in_flight, 1);
-      refused = true;
-    }
-    if (refused) {
-      atomicAdd(t.refusals, 1u);
-      return false;
-    }
+/// Take a unit of the recursion's budget (true when there is none); a refusal is counted.
+__device__ bool take_budget(const tree_args& t) {
+  if (t.budget <= 0) return true;
+  bool refused = *reinterpret_cast<volatile int*>(t.in_flight) >= t.budget;  // no atomic over budget
+  if (!refused && atomicAdd(t.in_flight, 1) >= t.budget) {
+    atomicSub(t.in_flight, 1);
+    refused = true;
   }
+  if (refused) atomicAdd(t.refusals, 1u);
+  return !refused;
+}
+
+/// Launch node u's grid, its budget taken; a failed launch gives the budget back and is counted as
+/// a refusal.
+__device__ bool launch_taken(const tree_args& t, unsigned int u) {
   node_kernel<<<(t.count(u) + block_threads - 1) / block_threads, block_threads, 0, cudaStreamFireAndForget>>>(t, u);
   if (cudaGetLastError() != cudaSuccess) {
     if (t.budget > 0) atomicSub(t.in_flight, 1);
@@ -100,29 +103,18 @@ __device__ bool try_launch(const tree_args& t, unsigned int u) {
   return true;
 }
 
+__device__ bool try_launch(const tree_args& t, unsigned int u) { return take_budget(t) && launch_taken(t, u); }
+
 /// one_lane=1: called by every lane of the warp, converged; the lanes that `want` a grid for their
 /// node u take the budget first, then enter the launch one at a time (the others at __syncwarp).
 __device__ bool launch_one_lane_at_a_time(const tree_args& t, bool want, unsigned int u) {
-  bool ok = false;
-  if (want) {
-    ok = t.budget <= 0 || atomicAdd(t.in_flight, 1) < t.budget;
-    if (!ok && t.budget > 0) atomicSub(t.in_flight, 1);
-    if (!ok) atomicAdd(t.refusals, 1u);
-  }
+  const bool ok = want && take_budget(t);
   unsigned int lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   bool launched = false;
   unsigned int todo = __ballot_sync(0xffffffffu, ok);
   while (todo != 0u) {
-    if (lane == static_cast<unsigned int>(__ffs(static_cast<int>(todo)) - 1)) {
-      node_kernel<<<(t.count(u) + block_threads - 1) / block_threads, block_threads, 0, cudaStreamFireAndForget>>>(t, u);
-      launched = cudaGetLastError() == cudaSuccess;
-      if (launched) atomicAdd(t.launches, 1u);
-      else {
-        if (t.budget > 0) atomicSub(t.in_flight, 1);
-        atomicAdd(t.refusals, 1u);
-      }
-    }
+    if (lane == static_cast<unsigned int>(__ffs(static_cast<int>(todo)) - 1)) launched = launch_taken(t, u);
     todo &= todo - 1u;
     __syncwarp();
   }
