@@ -12,6 +12,11 @@
 //                a launch that fails is walked the same way)
 //   walk=lane    each refused lane walks in a loop of its own and launches where its walk is
 //   walk=warp    the warp's lanes step their walks together and launch at one convergent point
+//   walk=serial  each refused lane walks its node's subtree in a loop of its own and asks for no
+//                launch on the way (launches only from the kernel body's one point)
+//   walk=queue   a refused node is appended to a queue; when the recursion is done the host
+//                launches a grid over the queue (each thread asks again for its node: launched, or
+//                queued for the next round), until the queue is empty; nothing is walked
 //   limit=L      cudaLimitDevRuntimePendingLaunchCount (default 65536)
 //   seed=S       the tree's generator seed (default 1)
 //   barrier=0|1  a block barrier after the body, as cdpkit's child grids have (default 1)
@@ -55,7 +60,10 @@ struct tree_args {
   unsigned int* launches;
   unsigned int* refusals;
   unsigned int* block_ends;  ///< blocks past their body, all grids (the host's progress reading)
+  unsigned int* queue;        ///< walk=queue: this round's refused nodes
+  unsigned int* queued;       ///< walk=queue: their count
   int budget;
+  int mode;  ///< 0 lane, 1 warp, 2 serial, 3 queue
   bool warp_walk, barrier, bottom_up, one_lane;
   __device__ unsigned int count(unsigned int v) const { return off[v + 1] - off[v]; }
 };
@@ -152,6 +160,19 @@ __device__ void walk_lane(const tree_args& t, unsigned int s) {
   }
 }
 
+/// walk=serial: this lane's own loop over s's subtree, asking for no launch.
+__device__ void walk_serial(const tree_args& t, unsigned int s) {
+  unsigned int u = s;
+  while (true) {
+    if (t.count(u) > 0) {
+      u = t.children[t.off[u]];
+      arrive(t, u);
+      continue;
+    }
+    if (!next_across(t, s, u)) return;
+  }
+}
+
 /// walk=warp: every lane of the warp steps together; the step's launches from converged lanes.
 __device__ void walk_warp(const tree_args& t, unsigned int s, bool active) {
   unsigned int u = s;
@@ -190,13 +211,27 @@ __global__ void node_kernel(tree_args t, unsigned int v) {
     arrive(t, u);
     walk = t.count(u) > 0 && !try_launch(t, u);
   }
-  if (t.warp_walk) walk_warp(t, u, walk);
+  if (t.mode == 3) {
+    if (walk) t.queue[atomicAdd(t.queued, 1u)] = u;
+  } else if (t.mode == 2) {
+    if (walk) walk_serial(t, u);
+  } else if (t.warp_walk) walk_warp(t, u, walk);
   else if (walk) walk_lane(t, u);
   if (t.barrier) __syncthreads();
   if (threadIdx.x == 0) atomicAdd(t.block_ends, 1u);
   if (t.budget > 0 && threadIdx.x == 0) {  // the grid's last block gives its budget back
     __threadfence();
     if (atomicAdd(&t.blocks_done[v], 1u) == gridDim.x - 1 && t.parent[v] != no_parent) atomicSub(t.in_flight, 1);
+  }
+}
+
+/// walk=queue: a round over the refused nodes `from` (count `n`): each thread asks again for its
+/// node's grid; refused again, into the next round's queue (t.queue).
+__global__ void round_kernel(tree_args t, const unsigned int* from, unsigned int n) {
+  const unsigned int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) {
+    const unsigned int u = from[k];
+    if (!try_launch(t, u)) t.queue[atomicAdd(t.queued, 1u)] = u;
   }
 }
 
@@ -208,7 +243,7 @@ bool check(cudaError_t e, const char* what) {
 
 int usage(const std::string& why) {
   std::fprintf(stderr,
-               "plain_recursion: %s\nusage: plain_recursion NODES [budget=B] [walk=lane|warp] [limit=L] [seed=S] "
+               "plain_recursion: %s\nusage: plain_recursion NODES [budget=B] [walk=lane|warp|serial|queue] [limit=L] [seed=S] "
                "[barrier=0|1] [bottom_up=0|1] [stall_s=S] [one_lane=0|1]\n",
                why.c_str());
   return 2;
@@ -235,6 +270,7 @@ int main(int argc, char** argv) {
   long nodes = 0, budget = 2048, limit = 65536, seed = 1, barrier = 1, bottom_up = 1, stall_s = 5, one_lane = 0;
   if (!parse_long(argv[1], 2, 1L << 26, nodes)) return usage("NODES must be an integer in [2, 2^26]");
   bool warp_walk = false;
+  int mode = 0;
   for (int a = 2; a < argc; ++a) {
     const std::string arg = argv[a];
     const auto eq = arg.find('=');
@@ -242,8 +278,9 @@ int main(int argc, char** argv) {
     const std::string key = arg.substr(0, eq), value = arg.substr(eq + 1);
     bool ok = true;
     if (key == "walk") {
-      ok = value == "lane" || value == "warp";
+      ok = value == "lane" || value == "warp" || value == "serial" || value == "queue";
       warp_walk = value == "warp";
+      mode = value == "lane" ? 0 : value == "warp" ? 1 : value == "serial" ? 2 : 3;
     } else if (key == "budget") ok = parse_long(value.c_str(), 0, 1L << 24, budget);
     else if (key == "limit") ok = parse_long(value.c_str(), 1, 1L << 24, limit);
     else if (key == "seed") ok = parse_long(value.c_str(), 0, 1L << 62, seed);
@@ -254,7 +291,8 @@ int main(int argc, char** argv) {
     else return usage("unknown option '" + key + "'");
     if (!ok) return usage("bad value in '" + arg + "'");
   }
-  if (one_lane != 0 && !warp_walk) return usage("one_lane=1 needs walk=warp (the warp's lanes step together)");
+  if (one_lane != 0 && mode == 0) return usage("one_lane=1 needs walk=warp, serial or queue (the warp's lanes step together)");
+  const char* const walk_names[] = {"lane", "warp", "serial", "queue"};
   // the tree, breadth first: node v's fan-out a Pareto draw (tail exponent 1.2) less one
   const auto n = static_cast<unsigned int>(nodes);
   std::vector<unsigned int> parent(n);
@@ -297,16 +335,19 @@ int main(int argc, char** argv) {
     return 1;
   tree_args t{};
   unsigned int *d_off = nullptr, *d_children = nullptr, *d_parent = nullptr, *d_entry = nullptr, *d_pending = nullptr,
-               *d_size = nullptr, *d_counters = nullptr;
+               *d_size = nullptr, *d_counters = nullptr, *d_queue = nullptr, *d_queued = nullptr;
   // counters: [0, n) blocks done per node's grid; n launches; n+1 refusals; n+2 in flight; n+3 block ends
   if (!upload(&d_off, off) || !upload(&d_children, children) || !upload(&d_parent, parent) ||
       !upload(&d_entry, entry) || !upload(&d_pending, pending) || !upload(&d_size, size) ||
       !check(cudaMalloc(&d_counters, sizeof(unsigned int) * (n + 4)), "cudaMalloc") ||
-      !check(cudaMemset(d_counters, 0, sizeof(unsigned int) * (n + 4)), "cudaMemset"))
+      !check(cudaMemset(d_counters, 0, sizeof(unsigned int) * (n + 4)), "cudaMemset") ||
+      !check(cudaMalloc(&d_queue, sizeof(unsigned int) * 2 * n), "cudaMalloc") ||
+      !check(cudaMalloc(&d_queued, sizeof(unsigned int) * 2), "cudaMalloc") ||
+      !check(cudaMemset(d_queued, 0, sizeof(unsigned int) * 2), "cudaMemset"))
     return 1;
   t = tree_args{d_off, d_children, d_parent, d_entry, d_pending, d_size, reinterpret_cast<int*>(d_counters + n + 2),
-                d_counters, d_counters + n, d_counters + n + 1, d_counters + n + 3, static_cast<int>(budget),
-                warp_walk, barrier != 0, bottom_up != 0, one_lane != 0};
+                d_counters, d_counters + n, d_counters + n + 1, d_counters + n + 3, d_queue, d_queued,
+                static_cast<int>(budget), mode, warp_walk, barrier != 0, bottom_up != 0, one_lane != 0};
   // The recursion on a stream of its own; the host reads its progress (launches, refusals, block
   // ends) on another while it runs: slow is told from stopped. No progress for `stall_s` seconds
   // is a stall (exit 4), with what was counted.
@@ -317,35 +358,47 @@ int main(int argc, char** argv) {
       !check(cudaMallocHost(&h_progress, sizeof(unsigned int) * 4), "cudaMallocHost"))
     return 1;
   const auto t0 = std::chrono::steady_clock::now();
-  node_kernel<<<(pending[0] + block_threads - 1) / block_threads, block_threads, 0, work>>>(t, 0);
-  if (!check(cudaGetLastError(), "launch")) return 1;
   unsigned int last[3] = {0, 0, 0};
   auto last_change = std::chrono::steady_clock::now();
-  while (true) {
-    const cudaError_t q = cudaStreamQuery(work);
-    if (q == cudaSuccess) break;
-    if (q != cudaErrorNotReady) {
-      (void)check(q, "the recursion");
-      return 1;
+  const auto wait_watched = [&] {  // false: a CUDA error (printed); a stall exits 4
+    while (true) {
+      const cudaError_t q = cudaStreamQuery(work);
+      if (q == cudaSuccess) return true;
+      if (q != cudaErrorNotReady) return check(q, "the recursion");
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (!check(cudaMemcpyAsync(h_progress, d_counters + n, sizeof(unsigned int) * 4, cudaMemcpyDeviceToHost, watch),
+                 "progress copy") ||
+          !check(cudaStreamSynchronize(watch), "progress copy"))
+        return false;
+      const unsigned int now[3] = {h_progress[0], h_progress[1], h_progress[3]};
+      const auto clock = std::chrono::steady_clock::now();
+      if (now[0] != last[0] || now[1] != last[1] || now[2] != last[2]) {
+        std::copy(now, now + 3, last);
+        last_change = clock;
+      } else if (std::chrono::duration<double>(clock - last_change).count() >= static_cast<double>(stall_s)) {
+        std::printf("plain_recursion %u nodes, walk=%s budget=%ld limit=%ld one_lane=%ld: STALL: no launch, refusal or "
+                    "block end for %ld s (launches %u, refusals %u, block ends %u, in flight %d)\n",
+                    n, walk_names[mode], budget, limit, one_lane, stall_s, now[0], now[1], now[2],
+                    static_cast<int>(h_progress[2]));
+        std::fflush(stdout);
+        std::_Exit(4);  // the device is stuck: no clean-up can finish
+      }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (!check(cudaMemcpyAsync(h_progress, d_counters + n, sizeof(unsigned int) * 4, cudaMemcpyDeviceToHost, watch),
-               "progress copy") ||
-        !check(cudaStreamSynchronize(watch), "progress copy"))
-      return 1;
-    const unsigned int now[3] = {h_progress[0], h_progress[1], h_progress[3]};
-    const auto clock = std::chrono::steady_clock::now();
-    if (now[0] != last[0] || now[1] != last[1] || now[2] != last[2]) {
-      std::copy(now, now + 3, last);
-      last_change = clock;
-    } else if (std::chrono::duration<double>(clock - last_change).count() >= static_cast<double>(stall_s)) {
-      std::printf("plain_recursion %u nodes, walk=%s budget=%ld limit=%ld one_lane=%ld: STALL: no launch, refusal or "
-                  "block end for %ld s (launches %u, refusals %u, block ends %u, in flight %d)\n",
-                  n, warp_walk ? "warp" : "lane", budget, limit, one_lane, stall_s, now[0], now[1], now[2],
-                  static_cast<int>(h_progress[2]));
-      std::fflush(stdout);
-      std::_Exit(4);  // the device is stuck: no clean-up can finish
-    }
+  };
+  node_kernel<<<(pending[0] + block_threads - 1) / block_threads, block_threads, 0, work>>>(t, 0);
+  if (!check(cudaGetLastError(), "launch") || !wait_watched()) return 1;
+  unsigned int rounds = 0;
+  for (unsigned int cur = 0; mode == 3; cur ^= 1u) {  // walk=queue: rounds over the refused nodes
+    unsigned int queued = 0;
+    if (!check(cudaMemcpy(&queued, d_queued + cur, sizeof(queued), cudaMemcpyDeviceToHost), "cudaMemcpy")) return 1;
+    if (queued == 0) break;
+    ++rounds;
+    t.queue = d_queue + static_cast<std::size_t>(cur ^ 1u) * n;
+    t.queued = d_queued + (cur ^ 1u);
+    if (!check(cudaMemsetAsync(t.queued, 0, sizeof(unsigned int), work), "cudaMemset")) return 1;
+    round_kernel<<<(queued + block_threads - 1) / block_threads, block_threads, 0, work>>>(
+        t, d_queue + static_cast<std::size_t>(cur) * n, queued);
+    if (!check(cudaGetLastError(), "launch") || !wait_watched()) return 1;
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   unsigned int counters[2] = {0, 0}, root_size = 0;
@@ -353,10 +406,10 @@ int main(int argc, char** argv) {
       !check(cudaMemcpy(&root_size, d_size, sizeof(root_size), cudaMemcpyDeviceToHost), "cudaMemcpy"))
     return 1;
   std::printf("plain_recursion %u nodes (height %u, widest %u), walk=%s budget=%ld limit=%ld barrier=%ld bottom_up=%ld "
-              "one_lane=%ld: %u launches, %u refused, %.1f ms; %s\n",
-              n, height, max_fanout, warp_walk ? "warp" : "lane", budget, limit, barrier, bottom_up, one_lane, counters[0],
-              counters[1], ms, bottom_up == 0 ? "not checked" : root_size == n ? "subtree sizes right" : "WRONG root size");
-  for (auto* p : {d_off, d_children, d_parent, d_entry, d_pending, d_size, d_counters}) (void)cudaFree(p);
+              "one_lane=%ld: %u launches, %u refused, %u host rounds, %.1f ms; %s\n",
+              n, height, max_fanout, walk_names[mode], budget, limit, barrier, bottom_up, one_lane, counters[0],
+              counters[1], rounds, ms, bottom_up == 0 ? "not checked" : root_size == n ? "subtree sizes right" : "WRONG root size");
+  for (auto* p : {d_off, d_children, d_parent, d_entry, d_pending, d_size, d_counters, d_queue, d_queued}) (void)cudaFree(p);
   (void)cudaFreeHost(h_progress);
   (void)cudaStreamDestroy(work);
   (void)cudaStreamDestroy(watch);
