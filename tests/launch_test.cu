@@ -302,6 +302,75 @@ TEST_CASE("with serialized warp launches, lanes asking at once launch one at a t
   }
 }
 
+namespace {
+
+/// Every lane of every grid calls launch_child_warp at once; the even lanes want a one-warp
+/// child, `levels` deep.
+struct warp_request_body {
+  int levels;
+  unsigned int* d_runs;    // grids that ran, by depth
+  unsigned int* d_inline;  // children done inline, by the depth they would have had
+  unsigned int* d_wrong;   // lanes that wanted nothing and were told "launched"
+  __device__ void operator()(const cdpkit::launch_context& self) const {
+    if (threadIdx.x == 0) atomicAdd(&d_runs[self.depth], 1u);
+    if (self.depth >= levels) {  // a leaf holds its budget for 200 us (refusals meanwhile)
+      const auto t0 = cdpkit::detail::global_timer_ns();
+      while (cdpkit::detail::global_timer_ns() - t0 < 200000ull) {
+      }
+      return;
+    }
+    const bool want = threadIdx.x % 2 == 0;
+    const auto r = cdpkit::launch_child_warp(self, want, test_site, dim3(1), dim3(32),
+                                             cdpkit::stream_kind::fire_and_forget, *this);
+    if (want && !r) atomicAdd(&d_inline[self.depth + 1], 1u);
+    if (!want && r) atomicAdd(d_wrong, 1u);
+  }
+};
+
+__global__ void warp_request_root_kernel(cdpkit::launch_context ctx, warp_request_body body) { body(ctx); }
+
+}  // namespace
+
+TEST_CASE("launch_child_warp: the lanes that want a grid launch one at a time, the others count "
+          "nothing, and no work is lost" * CDPKIT_GPU_CASE) {
+  for (const int budget : {2048, 100}) {  // no refusal, then wanting lanes refused and launched mixed
+    CAPTURE(budget);
+    cdpkit::launch_config config;
+    config.pending_budget = budget;
+    cdpkit::launch_runtime rt(config);
+    constexpr int slots = 4, levels = 2;
+    unsigned int* d = nullptr;
+    CDPKIT_CUDA_TRY(cudaMalloc(&d, (2 * slots + 1) * sizeof(unsigned int)));
+    CDPKIT_CUDA_TRY(cudaMemset(d, 0, (2 * slots + 1) * sizeof(unsigned int)));
+    cdpkit::profiling::trace_session session(rt);
+    warp_request_root_kernel<<<1, 32>>>(rt.root_context(), warp_request_body{levels, d, d + slots, d + 2 * slots});
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    CDPKIT_CHECK_DEVICE_ERRORS(rt);  // balanced books: every slot freed, nothing pending
+    const auto trace = session.collect();
+    std::vector<unsigned int> counts(2 * slots + 1);
+    CDPKIT_CUDA_TRY(cudaMemcpy(counts.data(), d, counts.size() * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+    CDPKIT_CUDA_TRY(cudaFree(d));
+    const unsigned int* runs = counts.data();
+    const unsigned int* inlined = counts.data() + slots;
+    const auto& site = trace.sites[test_site];
+    const auto launched = site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)];
+    const auto refused = site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)];
+    CHECK(counts[2 * slots] == 0u);        // no lane that wanted nothing was told "launched"
+    CHECK(runs[1] + runs[2] == launched);  // every launched child ran
+    CHECK(inlined[1] + inlined[2] == refused);
+    CHECK(site.requests == 16u + 16u * runs[1]);  // the wanting lanes only: the root's, then each depth-1 grid's
+    CHECK(site.requests == launched + refused);
+    CHECK(trace.totals.pending_high_water <= static_cast<unsigned int>(budget));
+    if (budget == 2048) {
+      CHECK(refused == 0u);
+      CHECK(launched == 16u + 16u * 16u);
+    } else {
+      CHECK(refused > 0u);
+      CHECK(launched >= 100u);  // the first refusal comes at 100 in flight
+    }
+  }
+}
+
 TEST_CASE("launches over the device's pending limit fail and are caught with their error code" *
           CDPKIT_GPU_CASE) {
   // The budget is set far above the hardware limit so that the hardware refuses launches: the
@@ -383,7 +452,9 @@ TEST_CASE("a site id out of range raises a device error that the host throws" * 
 
 namespace {
 /// How probe_kernel counts its loop.
-enum class probe_mode { per_iteration, at_entry, at_entry_partial, single_step };
+enum class probe_mode { per_iteration, at_entry, at_entry_partial, at_entry_whole_warp, single_step };
+
+__device__ unsigned int probe_scratch;
 
 /// Thread t loops lengths[t] times with a probe step per iteration (per_iteration), or counts
 /// its lengths[t] steps at the loop's start (at_entry); single_step: threads with lengths[t] > 0
@@ -394,6 +465,12 @@ __global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_
   const std::uint32_t n = d_len[blockIdx.x * blockDim.x + threadIdx.x];
   if constexpr (Mode == probe_mode::single_step) {
     if (n > 0) cdpkit::probe_single_step(ctx, probe_site);
+  } else if constexpr (Mode == probe_mode::at_entry_whole_warp) {
+    // the probe's lanes given by the program (every lane of the warp), after a divergent branch
+    if (n % 3 == 0) atomicAdd(&probe_scratch, n);
+    cdpkit::warp_probe probe(ctx, probe_site, 0xffffffffu);
+    probe.steps(n);
+    probe.commit();
   } else {
     cdpkit::warp_probe probe(ctx, probe_site);
     if constexpr (Mode == probe_mode::at_entry) {
@@ -422,6 +499,9 @@ cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths,
     case probe_mode::at_entry: probe_kernel<probe_mode::at_entry><<<blocks, 128>>>(rt.root_context(), d); break;
     case probe_mode::at_entry_partial:
       probe_kernel<probe_mode::at_entry_partial><<<blocks, 128>>>(rt.root_context(), d);
+      break;
+    case probe_mode::at_entry_whole_warp:
+      probe_kernel<probe_mode::at_entry_whole_warp><<<blocks, 128>>>(rt.root_context(), d);
       break;
     case probe_mode::single_step: probe_kernel<probe_mode::single_step><<<blocks, 128>>>(rt.root_context(), d); break;
   }
@@ -463,6 +543,8 @@ TEST_CASE("a loop counted at its start (warp_probe::steps) has the counts of one
   check_same_probe_counts(per_iteration, at_entry);
   // lanes with no steps not calling it (a partial mask) count the same
   check_same_probe_counts(per_iteration, run_probe(lengths, probe_mode::at_entry_partial));
+  // a probe built for the whole warp after divergent code (lanes given, not read) counts the same
+  check_same_probe_counts(per_iteration, run_probe(lengths, probe_mode::at_entry_whole_warp));
 }
 
 TEST_CASE("single-step probes count each warp once with its active lanes" * CDPKIT_GPU_CASE) {

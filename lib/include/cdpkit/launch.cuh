@@ -34,7 +34,13 @@
 // (one of them on its way to a launch) never scheduled again, and the whole recursion with it
 // (docs/design.md, "Launches from divergent lanes"). A loop that may launch in its body is
 // stepped by the whole warp together (__any_sync) with the requests made after a __syncwarp;
-// launches from different branches take turns (one branch, __syncwarp, the other).
+// launches from different branches take turns (one branch, __syncwarp, the other). Where every
+// lane of a warp reaches the request, launch_child_warp is the safer form: the lanes that want
+// a grid enter the device runtime one at a time, the rest of the warp at a barrier whose mask is
+// the whole warp (the program's guarantee, not an __activemask() reading). Warp barriers whose
+// lanes do not all arrive (a mask read by __activemask() after divergent code names lanes that
+// may be elsewhere) stall a warp for good: a lane waits at the warp barrier while its mates wait
+// at the block's.
 //
 // Compile with relocatable device code (-rdc=true / CUDA_SEPARABLE_COMPILATION) and link cudadevrt.
 
@@ -282,49 +288,62 @@ __global__ void __launch_bounds__(Body::max_block_threads, Body::min_blocks_per_
 
 namespace detail {
 /// One launch request; the child's depth is the parent's plus depth_step (0 for a continuation).
+/// `group`: 0 for a request of the calling lane alone; else the lanes of the warp that call
+/// together (launch_child_warp: every lane of `group` calls, `want` on those that request).
 template <class Body>
 __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t site, dim3 grid,
                                      dim3 block, stream_kind stream, const Body& body,
                                      unsigned int shared_bytes, std::uint32_t work,
-                                     std::uint16_t depth_step) {
+                                     std::uint16_t depth_step, unsigned int group = 0u,
+                                     bool want = true) {
   launch_state* s = parent.state;
-  // launch_config::serialize_warp_launches: the lanes of the warp that called together (the
-  // caller's rule: converged here), read before anything can set them apart
-  const unsigned int callers = s->serialize_warp_launches != 0u ? __activemask() : 0u;
-  if (site >= trace_limits::max_sites) {
-    raise_device_error(s, device_error_bad_site);
-    site = trace_limits::max_sites - 1;
-  }
-  const std::uint64_t blocks64 = 1ull * grid.x * grid.y * grid.z;
-  // A grid whose block count does not fit the completion slot's 32-bit counter, with room for
-  // the grids it may own (at most slot_count), is refused (cudaErrorInvalidConfiguration) and
-  // done inline, never wrapped.
-  const std::uint32_t blocks =
-      blocks64 > 0xffffffffull - s->slot_count ? 0u : static_cast<std::uint32_t>(blocks64);
-  const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
-  launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
-  // the request's time, read before the launch: a child never starts before it
-  const std::uint64_t t_request = parent.tracing ? global_timer_ns() : 0;
-  if (parent.tracing) {
-    child.record = reserve_record(s);
-    // the execution window starts empty before the child can run (it is visible to the child:
-    // written before the launch by the launching thread)
-    if (child.record < s->record_capacity) {
-      s->records[child.record].start_ns = no_time_start;
-      s->records[child.record].end_ns = no_time_end;
-    }
-  }
-
-  launch_result result{launch_outcome::launched, cudaSuccess};
+  // The lanes whose requests enter the device runtime one at a time: `group`, given by the
+  // caller's program order; or, under launch_config::serialize_warp_launches, the lanes that
+  // called together as __activemask() sees them (an experiment: that mask is a reading, not a
+  // guarantee, and the lanes it names may not all reach the barriers below together).
+  const unsigned int callers =
+      group != 0u ? group : (s->serialize_warp_launches != 0u ? __activemask() : 0u);
+  // A lane that requests nothing (want false: launch_child_warp) only takes part in the group's
+  // turns below; its result says not launched and nothing is counted for it.
+  launch_result result{launch_outcome::fallback_budget, cudaSuccess};
   bool acquired = false;
-  if (blocks == 0) {
-    result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
-  } else if (depth > s->max_depth) {
-    result = {launch_outcome::fallback_depth, cudaSuccess};
-  } else if (!acquire_pending(s, blocks, &child.slot, parent.tracing)) {
-    result = {launch_outcome::fallback_budget, cudaSuccess};
-  } else {
-    acquired = true;
+  std::uint32_t blocks = 0;
+  std::uint16_t depth = parent.depth;
+  launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
+  std::uint64_t t_request = 0;
+  if (want) {
+    if (site >= trace_limits::max_sites) {
+      raise_device_error(s, device_error_bad_site);
+      site = trace_limits::max_sites - 1;
+    }
+    const std::uint64_t blocks64 = 1ull * grid.x * grid.y * grid.z;
+    // A grid whose block count does not fit the completion slot's 32-bit counter, with room for
+    // the grids it may own (at most slot_count), is refused (cudaErrorInvalidConfiguration) and
+    // done inline, never wrapped.
+    blocks = blocks64 > 0xffffffffull - s->slot_count ? 0u : static_cast<std::uint32_t>(blocks64);
+    depth = static_cast<std::uint16_t>(parent.depth + depth_step);
+    child = launch_context{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
+    // the request's time, read before the launch: a child never starts before it
+    t_request = parent.tracing ? global_timer_ns() : 0;
+    if (parent.tracing) {
+      child.record = reserve_record(s);
+      // the execution window starts empty before the child can run (it is visible to the child:
+      // written before the launch by the launching thread)
+      if (child.record < s->record_capacity) {
+        s->records[child.record].start_ns = no_time_start;
+        s->records[child.record].end_ns = no_time_end;
+      }
+    }
+    if (blocks == 0) {
+      result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
+    } else if (depth > s->max_depth) {
+      result = {launch_outcome::fallback_depth, cudaSuccess};
+    } else if (!acquire_pending(s, blocks, &child.slot, parent.tracing)) {
+      result = {launch_outcome::fallback_budget, cudaSuccess};
+    } else {
+      result = {launch_outcome::launched, cudaSuccess};
+      acquired = true;
+    }
   }
   // The launch of an acquired child: its owner gains a unit, the device runtime launches it, and a
   // launch that fails gives everything back.
@@ -375,11 +394,11 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     return {launch_outcome::launched, cudaSuccess};
   };
   if (callers != 0u) {
-    // launch_config::serialize_warp_launches: the calling lanes enter the device runtime one at a
-    // time, in lane order, the others waiting at a barrier of the calling group (never spinning
-    // elsewhere in the layer meanwhile). The group is the lanes that arrived together: lanes of
-    // the warp that call from elsewhere at the same time (against the rule at the top of this
-    // file) make groups of their own, which are not serialized against this one.
+    // The calling group's acquired lanes enter the device runtime one at a time, in lane order,
+    // the others waiting at a barrier of the group (never spinning elsewhere in the layer
+    // meanwhile). Under serialize_warp_launches the group is the lanes that arrived together:
+    // lanes of the warp that call from elsewhere at the same time (against the rule at the top
+    // of this file) make groups of their own, which are not serialized against this one.
     unsigned int todo = __ballot_sync(callers, acquired);
     while (todo != 0u) {
       if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(todo)) - 1)) result = launch_acquired();
@@ -389,7 +408,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   } else if (acquired) {
     result = launch_acquired();
   }
-  if (parent.tracing) {
+  if (want && parent.tracing) {
     trace_request(parent, child.record, site, depth, blocks, block.x * block.y * block.z, work,
                   stream, result, t_request);
   }
@@ -412,6 +431,28 @@ __device__ launch_result launch_child(const launch_context& parent, std::uint16_
                                       dim3 block, stream_kind stream, const Body& body,
                                       unsigned int shared_bytes = 0, std::uint32_t work = 0) {
   return detail::launch_impl(parent, site, grid, block, stream, body, shared_bytes, work, 1);
+}
+
+/// launch_child for the lanes of a whole warp at once: every lane of the warp calls it at one
+/// point of the program (no lane of the warp elsewhere: e.g. in code that every lane runs, after
+/// a __syncwarp()), and each lane with `want` requests its own child grid (the arguments are
+/// per lane). The requests take their budget and trace records as launch_child's do, then enter
+/// the device runtime one lane at a time in lane order, the rest of the warp waiting meanwhile
+/// at a barrier of the whole warp (__syncwarp(0xffffffff)), whose mask the program's order
+/// guarantees rather than __activemask() reads: never two lanes of a warp inside the runtime's
+/// launch at once (docs/design.md, "Launches from divergent lanes": a CDP recursion whose lanes
+/// launched together stalled the device for good; one lane at a time it did not).
+/// Returns, on a lane that wanted, what launch_child returns; on a lane that did not, a result
+/// that is not launched (fallback_budget, cudaSuccess) and is not counted anywhere.
+/// Preconditions: as launch_child's, and all 32 lanes of the warp call (a full warp: the
+/// calling grid's block size is a multiple of 32).
+template <class Body>
+__device__ launch_result launch_child_warp(const launch_context& parent, bool want,
+                                           std::uint16_t site, dim3 grid, dim3 block,
+                                           stream_kind stream, const Body& body,
+                                           unsigned int shared_bytes = 0, std::uint32_t work = 0) {
+  return detail::launch_impl(parent, site, grid, block, stream, body, shared_bytes, work, 1,
+                             0xffffffffu, want);
 }
 
 /// Request the continuation of the calling grid: `body` runs on a tail launch, after the

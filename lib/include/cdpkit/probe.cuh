@@ -41,16 +41,22 @@ namespace cdpkit {
 
 class warp_probe {
  public:
-  /// Construct where the lanes that will commit are together (e.g. at the top of the kernel).
+  /// Construct where the lanes that will commit are together (e.g. at the top of the kernel):
+  /// they are the lanes __activemask() reads here.
   /// Precondition: site < trace_limits::max_sites (otherwise the probe is off and the device
   /// error flag device_error_bad_site is raised).
   __device__ warp_probe(const launch_context& ctx, std::uint16_t site)
-      : state_(ctx.tracing ? ctx.state : nullptr), mask_(__activemask()), site_(site) {
-    if (state_ != nullptr && site >= trace_limits::max_sites) {
-      atomicOr(&state_->error_flags, static_cast<std::uint32_t>(device_error_bad_site));
-      state_ = nullptr;
-    }
-  }
+      : warp_probe(ctx, site, __activemask(), false) {}
+
+  /// Construct for the lanes `lanes` of the warp, which the program's order guarantees (e.g.
+  /// 0xffffffff where every lane of a full warp runs the probed code): steps(n) and commit()
+  /// then synchronize exactly those lanes, whatever __activemask() would read. Prefer it wherever
+  /// the lanes are known: __activemask() reads the lanes that happen to run together, which
+  /// after divergent code (a loop of atomics, a device launch) may be fewer than will commit.
+  /// Preconditions: every lane of `lanes` constructs the probe with the same `lanes` and calls
+  /// steps() (when used) and commit() at the same points; site as above.
+  __device__ warp_probe(const launch_context& ctx, std::uint16_t site, unsigned int lanes)
+      : warp_probe(ctx, site, lanes, true) {}
 
   /// One probed step of the calling thread (call it once per loop iteration).
   __device__ void step() {
@@ -76,7 +82,8 @@ class warp_probe {
   /// the loop's lanes are together, instead of step() inside the loop.
   __device__ void steps(unsigned int n) {
     if (state_ == nullptr) return;
-    const unsigned int mask = __activemask();
+    if (fixed_) __syncwarp(mask_);
+    const unsigned int mask = fixed_ ? mask_ : __activemask();
     const unsigned int lane = detail::lane_id();
     unsigned int rank = 0;  // lanes before this one in the order: n descending, then lane ascending
     unsigned int next = 0;  // the largest n of the lanes after this one
@@ -135,6 +142,14 @@ class warp_probe {
   }
 
  private:
+  __device__ warp_probe(const launch_context& ctx, std::uint16_t site, unsigned int lanes, bool fixed)
+      : state_(ctx.tracing ? ctx.state : nullptr), mask_(lanes), site_(site), fixed_(fixed) {
+    if (state_ != nullptr && site >= trace_limits::max_sites) {
+      atomicOr(&state_->error_flags, static_cast<std::uint32_t>(device_error_bad_site));
+      state_ = nullptr;
+    }
+  }
+
   /// Add this lane's run of equal leader steps to the histogram.
   __device__ void flush_run() {
     if (run_length_ == 0) return;
@@ -145,6 +160,7 @@ class warp_probe {
   launch_state* state_;
   unsigned int mask_;  ///< the lanes that constructed the probe: they all commit
   std::uint16_t site_;
+  bool fixed_;  ///< mask_ given by the program (steps() uses it too), not read by __activemask()
   unsigned long long leader_steps_ = 0;
   unsigned long long leader_active_ = 0;
   unsigned int run_active_ = 0;  ///< active lanes of the run of leader steps not yet added
