@@ -125,14 +125,17 @@ template <group_kind Kind>
 __device__ void expand_and_walk(const launch_context& ctx, const recursion_args& a, bool mine,
                                 std::uint32_t v, std::uint32_t len);
 
-/// Launch a grid over the children of node v (one owner). Refusals are the caller's to walk.
+/// Launch a grid over the children of node v (one owner) for each lane that `want`s one: every
+/// lane of the warp calls it at one point (launch_child_warp: the lanes enter the device runtime
+/// one at a time, the rest of the warp at a barrier of the whole warp). The result means
+/// something only where `want`; refusals are the caller's to walk.
 template <group_kind Kind>
-__device__ launch_result launch_node(const launch_context& ctx, const recursion_args& a, std::uint32_t v) {
-  const std::uint32_t len = a.t.count(v);
-  const node_group g{nullptr, nullptr, 1, a.t.off[v], len};
+__device__ launch_result launch_node(const launch_context& ctx, const recursion_args& a, bool want, std::uint32_t v) {
+  const std::uint32_t len = want ? a.t.count(v) : 0u;
+  const node_group g{nullptr, nullptr, 1, want ? a.t.off[v] : 0u, len};
   const auto blocks = static_cast<unsigned int>((std::uint64_t{len} + a.child_block_threads - 1) / a.child_block_threads);
-  return launch_child(ctx, sites::tree_children, dim3(blocks), dim3(a.child_block_threads), stream_kind::fire_and_forget,
-                      generation_body<Kind>{a, g}, 0u, len);
+  return launch_child_warp(ctx, want, sites::tree_children, dim3(blocks), dim3(a.child_block_threads),
+                           stream_kind::fire_and_forget, generation_body<Kind>{a, g}, 0u, len);
 }
 
 /// Whether a thread may still ask for launches after `r`: yes when launched or refused for the
@@ -147,9 +150,10 @@ __device__ __forceinline__ bool may_ask_again(const launch_result& r) {
 /// warp stepping together: every lane of the warp calls it, `active` on the lanes that have a
 /// subtree to walk. A node with more than the threshold's children met on the way is given a
 /// child grid when the layer allows (and asked for while may_ask_again). The launches of a step
-/// are requested at one convergent point of the warp: lanes that entered the device runtime's
-/// launch from different iterations of their own walks stalled the device runtime on an H200
-/// (docs/design.md, "Launches from divergent lanes"). Returns the nodes this lane visited.
+/// are requested by the whole warp at one point (launch_node: one lane at a time in the device
+/// runtime): lanes that entered the runtime's launch together, or from different iterations of
+/// their own walks, stalled the device for good on an H200 (docs/design.md, "Launches from
+/// divergent lanes"). Returns the nodes this lane visited.
 template <group_kind Kind>
 __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a, bool active, std::uint32_t s,
                               bool try_start, bool may_launch) {
@@ -164,9 +168,9 @@ __device__ std::uint32_t walk(const launch_context& ctx, const recursion_args& a
       descend = t.count(u) > 0;
       ask = descend && may_launch && (!at_start || try_start) && t.count(u) > a.threshold;
     }
-    __syncwarp();  // the step's launch requests, from converged lanes
+    __syncwarp();  // the step's launch requests, from the whole warp
+    const launch_result r = launch_node<Kind>(ctx, a, ask, u);
     if (ask) {
-      const launch_result r = launch_node<Kind>(ctx, a, u);
       if (r) descend = false;
       may_launch = may_ask_again(r);
       if (!r) record_inline_items(ctx, sites::tree_children, t.count(u));
@@ -230,20 +234,24 @@ __device__ std::uint32_t* reserve_pool(const recursion_args& a, std::uint32_t en
   return a.pool + base;
 }
 
-/// The expansion of node v's children (len of them) by the calling thread (mine) and, for the
-/// aggregated kinds, its warp or block (every thread of which calls this).
+/// The expansion of node v's children (len of them) by the calling thread (mine) and its warp
+/// (and, for group_kind::block, its block): every thread of the block calls this.
 template <group_kind Kind>
 __device__ void expand_and_walk(const launch_context& ctx, const recursion_args& a, bool mine, std::uint32_t v,
                                 std::uint32_t len) {
-  warp_probe probe(ctx, sites::tree_walk);
+  constexpr unsigned int whole_warp = 0xffffffffu;
+  // Every lane of the warp gets here (a leaf's combine_up diverged them on the way): together
+  // again before the probe and the launch requests, whose warp barriers name all 32 lanes.
+  __syncwarp();
+  warp_probe probe(ctx, sites::tree_walk, whole_warp);
   bool walked = mine && len > 0;
   bool try_start = true;   // the walk may still launch for v itself
   bool may_launch = true;  // until a refusal that would repeat (may_ask_again)
   if constexpr (Kind == group_kind::per_node) {
     try_start = false;  // decided here
-    __syncwarp();       // the requests from converged lanes (a leaf's combine_up diverges)
-    if (walked && len > a.threshold) {
-      const launch_result r = launch_node<Kind>(ctx, a, v);
+    const bool want = walked && len > a.threshold;
+    const launch_result r = launch_node<Kind>(ctx, a, want, v);  // every lane of the warp
+    if (want) {
       if (r) walked = false;
       else record_inline_items(ctx, sites::tree_children, len);
       may_launch = may_ask_again(r);
@@ -274,13 +282,13 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
         }
         __threadfence();  // this lane's visit and entries, before the child can read them
         __syncwarp();
-        if (lane == 0) {
+        {  // lane 0 requests the group's grid, the warp with it (launch_child_warp)
           const node_group g{entries, entries + owners, owners, 0, static_cast<std::uint32_t>(total)};
           const auto blocks = static_cast<unsigned int>((total + a.child_block_threads - 1) / a.child_block_threads);
-          launched = static_cast<bool>(launch_child(ctx, sites::tree_children, dim3(blocks),
-                                                    dim3(a.child_block_threads), stream_kind::fire_and_forget,
-                                                    generation_body<Kind>{a, g}, 0u,
-                                                    static_cast<std::uint32_t>(total)));
+          launched = static_cast<bool>(launch_child_warp(ctx, lane == 0, sites::tree_children, dim3(blocks),
+                                                         dim3(a.child_block_threads), stream_kind::fire_and_forget,
+                                                         generation_body<Kind>{a, g}, 0u,
+                                                         static_cast<std::uint32_t>(total)));
         }
         launched = __shfl_sync(full, launched, 0);
       }
@@ -335,13 +343,13 @@ __device__ void expand_and_walk(const launch_context& ctx, const recursion_args&
         }
         __threadfence();
         __syncthreads();
-        if (threadIdx.x == 0) {
+        if (warp == 0) {  // thread 0 requests the group's grid, its warp with it (launch_child_warp)
           const node_group g{entries, entries + owners, owners, 0, static_cast<std::uint32_t>(total)};
           const auto blocks = static_cast<unsigned int>((total + a.child_block_threads - 1) / a.child_block_threads);
-          block_launched = static_cast<bool>(launch_child(ctx, sites::tree_children, dim3(blocks),
-                                                          dim3(a.child_block_threads), stream_kind::fire_and_forget,
-                                                          generation_body<Kind>{a, g}, 0u,
-                                                          static_cast<std::uint32_t>(total)));
+          const launch_result r = launch_child_warp(ctx, lane == 0, sites::tree_children, dim3(blocks),
+                                                    dim3(a.child_block_threads), stream_kind::fire_and_forget,
+                                                    generation_body<Kind>{a, g}, 0u, static_cast<std::uint32_t>(total));
+          if (lane == 0) block_launched = static_cast<bool>(r);
         }
       }
       __syncthreads();
