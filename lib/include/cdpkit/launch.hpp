@@ -55,11 +55,12 @@ struct launch_config {
   std::uint32_t trace_record_capacity = 1u << 16;
   /// The lanes of a warp that request launches together enter the device runtime one at a time
   /// (in lane order; the others wait at a barrier of the group) instead of each as soon as its
-  /// own request is decided. Off by default. The measurement against the open stall of the tree
-  /// recursions, which came with lanes of one warp at different points of the launch path
-  /// (docs/design.md, "Launches from divergent lanes"); what it costs is to be measured too. The
-  /// trace's request times are taken before the wait, so its request-to-start latencies include
-  /// the wait for warp-mates.
+  /// own request is decided. Off by default. An experiment against the tree recursions' stall
+  /// (docs/design.md, "Launches from divergent lanes") that did not end it on the H200: its group
+  /// is what __activemask() reads at the call, which need not be the lanes that reach its
+  /// barriers. Code whose whole warp reaches the request uses launch_child_warp (launch.cuh)
+  /// instead, whose group the program names. The trace's request times are taken before the
+  /// wait, so its request-to-start latencies include the wait for warp-mates.
   bool serialize_warp_launches = false;
 };
 

@@ -45,8 +45,8 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 23));
   app.add_flag("--serialize-warp-launches", config.serialize_warp_launches,
-               "a warp's lanes enter the device runtime's launch one at a time (an experiment against the "
-               "tree recursions' open stall: docs/design.md)");
+               "a warp's lanes that ask together enter the device runtime's launch one at a time (an "
+               "experiment that did not end the tree recursions' stall: docs/design.md)");
 }
 
 /// The values a comma-separated list option names, in the order given: "all" stands for every
