@@ -239,11 +239,14 @@ TEST_CASE("over the pending budget a launch falls back and no work is lost" * CD
 
 namespace {
 
-/// Every lane of every grid asks for a one-warp child at once (converged), `levels` deep.
-struct all_lanes_body {
+/// Every lane of every grid asks for a one-warp child at once, `levels` deep: with launch_child
+/// after a __syncwarp (every lane wants one), or with launch_child_warp (the even lanes want one).
+struct lane_requests_body {
   int levels;
+  bool warp_call;          // launch_child_warp, else launch_child
   unsigned int* d_runs;    // grids that ran, by depth
   unsigned int* d_inline;  // children done inline, by the depth they would have had
+  unsigned int* d_wrong;   // lanes that wanted nothing and were told "launched"
   __device__ void operator()(const cdpkit::launch_context& self) const {
     if (threadIdx.x == 0) atomicAdd(&d_runs[self.depth], 1u);
     if (self.depth >= levels) {  // uniform: every lane of the grid is at the same depth
@@ -253,89 +256,28 @@ struct all_lanes_body {
       }
       return;
     }
-    __syncwarp();
-    if (!cdpkit::launch_child(self, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget, *this))
-      atomicAdd(&d_inline[self.depth + 1], 1u);
-  }
-};
-
-__global__ void all_lanes_root_kernel(cdpkit::launch_context ctx, all_lanes_body body) { body(ctx); }
-
-}  // namespace
-
-TEST_CASE("with serialized warp launches, lanes asking at once launch one at a time and no work "
-          "is lost" * CDPKIT_GPU_CASE) {
-  for (const int budget : {2048, 100}) {  // no refusal, then a warp's lanes refused and launched mixed
-    CAPTURE(budget);
-    cdpkit::launch_config config;
-    config.pending_budget = budget;
-    config.serialize_warp_launches = true;
-    cdpkit::launch_runtime rt(config);
-    constexpr int slots = 4, levels = 2;
-    unsigned int* d = nullptr;
-    CDPKIT_CUDA_TRY(cudaMalloc(&d, 2 * slots * sizeof(unsigned int)));
-    CDPKIT_CUDA_TRY(cudaMemset(d, 0, 2 * slots * sizeof(unsigned int)));
-    cdpkit::profiling::trace_session session(rt);
-    all_lanes_root_kernel<<<1, 32>>>(rt.root_context(), all_lanes_body{levels, d, d + slots});
-    CDPKIT_CUDA_TRY(cudaGetLastError());
-    CDPKIT_CHECK_DEVICE_ERRORS(rt);  // balanced books: every slot freed, nothing pending
-    const auto trace = session.collect();
-    std::vector<unsigned int> runs(slots), inlined(slots);
-    CDPKIT_CUDA_TRY(cudaMemcpy(runs.data(), d, slots * sizeof(unsigned int), cudaMemcpyDeviceToHost));
-    CDPKIT_CUDA_TRY(cudaMemcpy(inlined.data(), d + slots, slots * sizeof(unsigned int), cudaMemcpyDeviceToHost));
-    CDPKIT_CUDA_TRY(cudaFree(d));
-    const auto& site = trace.sites[test_site];
-    const auto launched = site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)];
-    const auto refused = site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)];
-    CHECK(runs[1] + runs[2] == launched);  // every launched child ran
-    CHECK(inlined[1] + inlined[2] == refused);
-    CHECK(site.requests == 32u + 32u * runs[1]);  // the root's lanes, then each depth-1 grid's
-    CHECK(site.requests == launched + refused);
-    CHECK(trace.totals.pending_high_water <= static_cast<unsigned int>(budget));
-    if (budget == 2048) {
-      CHECK(refused == 0u);
-      CHECK(launched == 32u + 32u * 32u);
+    const bool want = !warp_call || threadIdx.x % 2 == 0;
+    cdpkit::launch_result r{};
+    if (warp_call) {
+      r = cdpkit::launch_child_warp(self, want, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget,
+                                    *this);
     } else {
-      CHECK(refused > 0u);
-      CHECK(launched >= 100u);  // the first refusal comes at 100 in flight: 32 depth-1 grids and 68 leaves
+      __syncwarp();
+      r = cdpkit::launch_child(self, test_site, dim3(1), dim3(32), cdpkit::stream_kind::fire_and_forget, *this);
     }
-  }
-}
-
-namespace {
-
-/// Every lane of every grid calls launch_child_warp at once; the even lanes want a one-warp
-/// child, `levels` deep.
-struct warp_request_body {
-  int levels;
-  unsigned int* d_runs;    // grids that ran, by depth
-  unsigned int* d_inline;  // children done inline, by the depth they would have had
-  unsigned int* d_wrong;   // lanes that wanted nothing and were told "launched"
-  __device__ void operator()(const cdpkit::launch_context& self) const {
-    if (threadIdx.x == 0) atomicAdd(&d_runs[self.depth], 1u);
-    if (self.depth >= levels) {  // a leaf holds its budget for 200 us (refusals meanwhile)
-      const auto t0 = cdpkit::detail::global_timer_ns();
-      while (cdpkit::detail::global_timer_ns() - t0 < 200000ull) {
-      }
-      return;
-    }
-    const bool want = threadIdx.x % 2 == 0;
-    const auto r = cdpkit::launch_child_warp(self, want, test_site, dim3(1), dim3(32),
-                                             cdpkit::stream_kind::fire_and_forget, *this);
     if (want && !r) atomicAdd(&d_inline[self.depth + 1], 1u);
     if (!want && r) atomicAdd(d_wrong, 1u);
   }
 };
 
-__global__ void warp_request_root_kernel(cdpkit::launch_context ctx, warp_request_body body) { body(ctx); }
+__global__ void lane_requests_root_kernel(cdpkit::launch_context ctx, lane_requests_body body) { body(ctx); }
 
-}  // namespace
-
-TEST_CASE("launch_child_warp: the lanes that want a grid launch one at a time, the others count "
-          "nothing, and no work is lost" * CDPKIT_GPU_CASE) {
-  for (const int budget : {2048, 100}) {  // no refusal, then wanting lanes refused and launched mixed
+/// Runs lane_requests_body two levels deep from one host-launched warp under `config` at budgets
+/// 2048 (no refusal) and 100 (a warp's requests refused and launched mixed), and checks that every
+/// request was launched (and its grid ran) or refused and done inline, `per_grid` requests a grid.
+void check_lane_requests(cdpkit::launch_config config, bool warp_call, unsigned int per_grid) {
+  for (const int budget : {2048, 100}) {
     CAPTURE(budget);
-    cdpkit::launch_config config;
     config.pending_budget = budget;
     cdpkit::launch_runtime rt(config);
     constexpr int slots = 4, levels = 2;
@@ -343,7 +285,8 @@ TEST_CASE("launch_child_warp: the lanes that want a grid launch one at a time, t
     CDPKIT_CUDA_TRY(cudaMalloc(&d, (2 * slots + 1) * sizeof(unsigned int)));
     CDPKIT_CUDA_TRY(cudaMemset(d, 0, (2 * slots + 1) * sizeof(unsigned int)));
     cdpkit::profiling::trace_session session(rt);
-    warp_request_root_kernel<<<1, 32>>>(rt.root_context(), warp_request_body{levels, d, d + slots, d + 2 * slots});
+    lane_requests_root_kernel<<<1, 32>>>(rt.root_context(),
+                                         lane_requests_body{levels, warp_call, d, d + slots, d + 2 * slots});
     CDPKIT_CUDA_TRY(cudaGetLastError());
     CDPKIT_CHECK_DEVICE_ERRORS(rt);  // balanced books: every slot freed, nothing pending
     const auto trace = session.collect();
@@ -358,17 +301,31 @@ TEST_CASE("launch_child_warp: the lanes that want a grid launch one at a time, t
     CHECK(counts[2 * slots] == 0u);        // no lane that wanted nothing was told "launched"
     CHECK(runs[1] + runs[2] == launched);  // every launched child ran
     CHECK(inlined[1] + inlined[2] == refused);
-    CHECK(site.requests == 16u + 16u * runs[1]);  // the wanting lanes only: the root's, then each depth-1 grid's
+    CHECK(site.requests == per_grid + per_grid * runs[1]);  // the root's requests, then each depth-1 grid's
     CHECK(site.requests == launched + refused);
     CHECK(trace.totals.pending_high_water <= static_cast<unsigned int>(budget));
     if (budget == 2048) {
       CHECK(refused == 0u);
-      CHECK(launched == 16u + 16u * 16u);
+      CHECK(launched == per_grid + per_grid * per_grid);
     } else {
       CHECK(refused > 0u);
-      CHECK(launched >= 100u);  // the first refusal comes at 100 in flight
+      CHECK(launched >= 100u);  // the first refusal comes at 100 in flight (depth-1 grids and leaves)
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("with serialized warp launches, lanes asking at once launch one at a time and no work "
+          "is lost" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.serialize_warp_launches = true;
+  check_lane_requests(config, false, 32u);
+}
+
+TEST_CASE("launch_child_warp: the lanes that want a grid launch one at a time, the others count "
+          "nothing, and no work is lost" * CDPKIT_GPU_CASE) {
+  check_lane_requests(cdpkit::launch_config{}, true, 16u);
 }
 
 TEST_CASE("launches over the device's pending limit fail and are caught with their error code" *

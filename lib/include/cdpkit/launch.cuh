@@ -308,21 +308,20 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
   launch_result result{launch_outcome::fallback_budget, cudaSuccess};
   bool acquired = false;
   std::uint32_t blocks = 0;
-  std::uint16_t depth = parent.depth;
+  const auto depth = static_cast<std::uint16_t>(parent.depth + depth_step);
   launch_context child{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
   std::uint64_t t_request = 0;
   if (want) {
     if (site >= trace_limits::max_sites) {
       raise_device_error(s, device_error_bad_site);
       site = trace_limits::max_sites - 1;
+      child.site = site;
     }
     const std::uint64_t blocks64 = 1ull * grid.x * grid.y * grid.z;
     // A grid whose block count does not fit the completion slot's 32-bit counter, with room for
     // the grids it may own (at most slot_count), is refused (cudaErrorInvalidConfiguration) and
     // done inline, never wrapped.
     blocks = blocks64 > 0xffffffffull - s->slot_count ? 0u : static_cast<std::uint32_t>(blocks64);
-    depth = static_cast<std::uint16_t>(parent.depth + depth_step);
-    child = launch_context{s, no_record, no_slot, depth, site, parent.tracing, {0, 0, 0}};
     // the request's time, read before the launch: a child never starts before it
     t_request = parent.tracing ? global_timer_ns() : 0;
     if (parent.tracing) {
