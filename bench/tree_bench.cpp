@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
         }
         if (in.name.rfind("random:", 0) == 0) {
           for (const auto v : {cdpkit::tree_variant::recursive_threshold, cdpkit::tree_variant::recursive_warp,
-                               cdpkit::tree_variant::recursive_block}) {
+                               cdpkit::tree_variant::recursive_block, cdpkit::tree_variant::device_driver}) {
             if (!wanted(v)) continue;
             for (const std::uint32_t t : {16u, 256u, 4096u}) {
               cdpkit::tree_options o;

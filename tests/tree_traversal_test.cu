@@ -172,6 +172,41 @@ TEST_CASE("the tree device driver keeps the level loop on the device, and hands 
   }
 }
 
+TEST_CASE("the tree device driver launches a child grid for a block whose nodes have more children than T, and stays exact" * CDPKIT_GPU_CASE) {
+  const tree t = cdpkit::make_random_tree(1u << 16, cdpkit::fanout_kind::power_law, 4.0, 9);
+  const auto td = cdpkit::tree_top_down_reference(t);
+  const auto bu = cdpkit::tree_bottom_up_reference(t);
+  const cdpkit::device_tree dt(t);
+  cdpkit::tree_engine engine(dt);
+  auto& rt = cdpkit::default_runtime();
+  for (const std::uint32_t threshold : {0u, 16u, 4096u, 1u << 20}) {
+    for (const cdpkit::tree_op op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
+      CAPTURE(threshold);
+      CAPTURE(std::string(cdpkit::to_string(op)));
+      cdpkit::profiling::trace_session session(rt);
+      cdpkit::tree_options o;
+      o.variant = tree_variant::device_driver;
+      o.op = op;
+      o.threshold = threshold;
+      const auto stats = engine.run(o, rt);
+      CHECK_FALSE(stats.driver_handed_back);
+      if (op == cdpkit::tree_op::top_down) {
+        CHECK(mismatches(engine.top_down().depth, td.depth) == 0u);
+        CHECK(mismatches(engine.top_down().path_sum, td.path_sum) == 0u);
+      } else {
+        CHECK(mismatches(engine.bottom_up().size, bu.size) == 0u);
+        CHECK(mismatches(engine.bottom_up().sum, bu.sum) == 0u);
+      }
+      const auto trace = session.collect();
+      const std::uint64_t children = trace.sites[cdpkit::sites::tree_children].outcomes[0];
+      // a block's nodes have at most 2^16 children each: above T = 2^20 nothing is launched,
+      // at T = 0 every block with children launches
+      if (threshold == (1u << 20)) CHECK(children == 0u);
+      if (threshold <= 16u) CHECK(children > 0u);
+    }
+  }
+}
+
 TEST_CASE("every recursive variant stays exact when the pending budget refuses most launches" * CDPKIT_GPU_CASE) {
   cdpkit::launch_config config;
   config.pending_budget = 4;

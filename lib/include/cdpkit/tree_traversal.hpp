@@ -20,8 +20,10 @@
 //                         concatenated children of its nodes when they are more than T (KLAP's
 //                         aggregation); fewer are walked by the lanes themselves.
 //   device_driver{T}      the level loop on the device: each level's grid expands the frontier
-//                         with loop-to-child's thresholded agent and tail-launches the next
-//                         level; no host round trip per level.
+//                         with loop-to-child's block-aggregated agent (a block's nodes' children
+//                         expanded by the block itself, or, when more than T, by one child grid
+//                         over their concatenation) and tail-launches the next level; no host
+//                         round trip per level.
 //
 // Past the launch layer's depth cap (launch_config::max_depth) or pending budget, a recursive
 // variant's refused launch is walked by the thread that asked, iteratively: the work is done
@@ -75,8 +77,8 @@ tree_op parse_tree_op(const std::string& name);
 struct tree_options {
   tree_variant variant = tree_variant::recursive_block;
   tree_op op = tree_op::top_down;
-  /// Launch threshold: children of a node (recursive_threshold, device_driver) or of a warp /
-  /// block (recursive_warp / recursive_block) above which a child grid is launched. Unset:
+  /// Launch threshold: children of a node (recursive_threshold) or of a warp / block
+  /// (recursive_warp / recursive_block, device_driver) above which a child grid is launched. Unset:
   /// default_tree_threshold(variant). Ignored by level_sync and recursive_naive (0).
   std::optional<std::uint32_t> threshold;
   /// Threads per block of the child grids (a multiple of 32 in [32, 1024]).
@@ -88,7 +90,8 @@ struct tree_options {
 
 /// The default launch threshold of a variant: about what a thread walks in the time a child
 /// grid takes to launch (1 µs of launch against ~10-30 ns per node walked: 64 per node, 256 per
-/// warp and 1024 per block, whose children share the launch).
+/// warp and 1024 per block, whose children share the launch); device_driver's blocks expand their
+/// nodes' children cooperatively, 256 threads at a time: 4096 (16 children a thread).
 [[nodiscard]] std::uint32_t default_tree_threshold(tree_variant v) noexcept;
 
 /// What a run did besides the values.
@@ -157,6 +160,7 @@ class tree_engine {
   detail::unique_device_ptr<std::uint32_t[]> d_pending_; ///< bottom_up: children not yet combined
   detail::unique_device_ptr<std::uint32_t[]> d_order_;   ///< level_sync / driver: nodes by level
   detail::unique_device_ptr<std::uint32_t[]> d_pool_;    ///< aggregated groups' scans and begins
+  detail::unique_device_ptr<std::uint32_t[]> d_scan_;    ///< driver: a level's block scans
   std::uint64_t pool_entries_ = 0;
   detail::unique_device_ptr<std::uint32_t[]> d_counters_;
   detail::unique_pinned_ptr<std::uint32_t[]> h_counters_;

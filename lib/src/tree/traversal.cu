@@ -412,20 +412,24 @@ struct driver_args {
   tree_out o;
   std::uint32_t* order;
   std::uint32_t* counters;
+  std::uint32_t* scan;  ///< the level's block scans (block_aggregated_agent's d_scan), n entries
   std::uint32_t threshold;
   unsigned int child_block_threads;
 };
 
-/// One level's expansion, launched by the driver: the thresholded agent over the level's nodes.
+/// One level's expansion, launched by the driver: the block-aggregated agent over the level's
+/// nodes (blocks of loop_to_child::block_threads). Its scans live until the next step, which the
+/// level's grid and its children finish before (a tail launch), so every level uses a.scan.
 struct driver_level_body {
   driver_args a;
   std::uint32_t begin;  ///< the level's first position in the order
   std::uint32_t count;
   __device__ void operator()(const launch_context& self) const {
-    loop_to_child::thresholded_agent(
-        self, level_segments{a.t.off, a.order + begin, count}, no_pre_op{},
+    __shared__ loop_to_child::block_aggregated_storage storage;
+    loop_to_child::block_aggregated_agent(
+        storage, self, level_segments{a.t.off, a.order + begin, count}, no_pre_op{},
         level_visit_op{a.t, a.o, true, a.order + begin + count, &a.counters[0]}, a.threshold,
-        stream_kind::fire_and_forget, sites::tree_children, a.child_block_threads);
+        stream_kind::fire_and_forget, a.scan, a.child_block_threads, sites::tree_children);
   }
 };
 
@@ -560,6 +564,7 @@ std::uint32_t default_tree_threshold(tree_variant v) noexcept {
     case tree_variant::recursive_naive: return 0;
     case tree_variant::recursive_warp: return 256;
     case tree_variant::recursive_block: return 1024;
+    case tree_variant::device_driver: return 4096;
     default: return 64;
   }
 }
@@ -602,12 +607,13 @@ tree_engine::tree_engine(const device_tree& t) : tree_(&t) {
   // the warp or block that asks (compacted); every node asks at most once: 2n + 2^16 is ample,
   // and a full pool would only turn launches into walks (counted)
   pool_entries_ = 2 * n + (1u << 16);
-  require_device_memory(n * 24 + pool_entries_ * 4, "tree_engine (" + std::to_string(n) + " nodes)");
+  require_device_memory(n * 28 + pool_entries_ * 4, "tree_engine (" + std::to_string(n) + " nodes)");
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_u32_a_), sizeof(std::uint32_t) * n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_u64_), sizeof(std::uint64_t) * n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_pending_), sizeof(std::uint32_t) * n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_order_), sizeof(std::uint32_t) * n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_pool_), sizeof(std::uint32_t) * pool_entries_));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_scan_), sizeof(std::uint32_t) * n));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counters_), sizeof(std::uint32_t) * counter_words));
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(h_counters_), sizeof(std::uint32_t) * counter_words));
 }
@@ -634,7 +640,12 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
   if (options.variant == tree_variant::device_driver) {
     CDPKIT_NVTX_SCOPE("tree::device_driver");
     level_root_kernel<<<1, 1, 0, stream>>>(d_order_.get(), t.root());
-    const driver_args args{view, out, d_order_.get(), d_counters_.get(), options.effective_threshold(),
+    const driver_args args{view,
+                           out,
+                           d_order_.get(),
+                           d_counters_.get(),
+                           d_scan_.get(),
+                           options.effective_threshold(),
                            options.child_block_threads};
     driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0, 1});
     CDPKIT_CUDA_TRY(cudaGetLastError());
@@ -646,12 +657,12 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
     stats.levels = stats.device_levels;
     if (h_counters_[3] != 0) {
       // the device could not launch: the host finishes the levels, as level_sync would, with the
-      // driver's own expansion (thresholded)
+      // driver's own expansion (block_aggregated)
       stats.driver_handed_back = true;
       std::uint32_t level = h_counters_[4], begin = h_counters_[5];
       std::uint32_t count = h_counters_[3] == 1 ? h_counters_[6] : h_counters_[0];
       loop_policy policy;
-      policy.kind = loop_policy_kind::thresholded;
+      policy.kind = loop_policy_kind::block_aggregated;
       policy.threshold = options.effective_threshold();
       policy.launch_site = static_cast<std::uint16_t>(sites::tree_children);
       policy.child_block_threads = options.child_block_threads;
