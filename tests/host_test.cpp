@@ -172,13 +172,14 @@ TEST_CASE("each area registers its own site names, with the ids and names of the
                         expected{sites::tree_level, 14, "tree.level"},
                         expected{sites::tree_driver, 15, "tree.driver"},
                         expected{sites::tree_walk, 19, "tree.walk"},
-                        expected{sites::tree_child_nodes, 27, "tree.child_nodes"}}) {
+                        expected{sites::tree_child_nodes, 27, "tree.child_nodes"},
+                        expected{sites::tree_combine, 31, "tree.combine"}}) {
     CAPTURE(e.name);
     CHECK(e.id == e.value);
     CHECK(sites::site_name(e.id) == e.name);
   }
   CHECK(sites::first_user_site == 32);
-  CHECK(sites::site_name(31) == "site.31");  // an id no area registered
+  CHECK(sites::site_name(63) == "site.63");  // a user id no one named
   // registration is idempotent; an id claimed under another name, or a user id, is refused
   cdpkit::loop_to_child::register_site_names();
   cdpkit::bfs_sites::register_site_names();

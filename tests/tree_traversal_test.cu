@@ -137,15 +137,19 @@ TEST_CASE("the traversals equal the CPU reference on a real path list" * CDPKIT_
 TEST_CASE("the tree device driver keeps the level loop on the device, and hands it back when refused" * CDPKIT_GPU_CASE) {
   const tree t = cdpkit::make_kary_tree(3, 9);
   const auto td = cdpkit::tree_top_down_reference(t);
-  {
+  const auto bu = cdpkit::tree_bottom_up_reference(t);
+  for (const cdpkit::tree_op op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
+    CAPTURE(std::string(cdpkit::to_string(op)));
     const cdpkit::device_tree dt(t);
     cdpkit::tree_engine engine(dt);
     auto& rt = cdpkit::default_runtime();
     cdpkit::profiling::trace_session session(rt);
     cdpkit::tree_options o;
     o.variant = tree_variant::device_driver;
+    o.op = op;
     const auto stats = engine.run(o, rt);
-    CHECK(engine.top_down().depth == td.depth);
+    if (op == cdpkit::tree_op::top_down) CHECK(engine.top_down().depth == td.depth);
+    else CHECK(engine.bottom_up().size == bu.size);
     CHECK(stats.levels == 10u);
     CHECK(stats.device_levels == 10u);
     CHECK_FALSE(stats.driver_handed_back);
@@ -153,9 +157,14 @@ TEST_CASE("the tree device driver keeps the level loop on the device, and hands 
     CHECK(trace.sites[cdpkit::sites::tree_level].outcomes[0] == 10u);
     CHECK(trace.sites[cdpkit::sites::tree_driver].outcomes[0] == 10u);  // the last finds nothing
     CHECK(trace.sites[cdpkit::sites::tree_driver].max_depth == 0u);
+    // bottom_up: levels 9 .. 1 added on the device, a grid each, the first the last step's child
+    // and each next one its predecessor's tail launch
+    CHECK(trace.sites[cdpkit::sites::tree_combine].outcomes[0] == (op == cdpkit::tree_op::bottom_up ? 9u : 0u));
   }
-  {
-    // a budget of one child: the first level's grid takes it, so the continuation is refused
+  for (const cdpkit::tree_op op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
+    CAPTURE(std::string(cdpkit::to_string(op)));
+    // a budget of one child: the first level's grid takes it, so the continuation is refused and
+    // the host finishes the levels (and adds them all, bottom_up)
     cdpkit::launch_config config;
     config.pending_budget = 1;
     cdpkit::launch_runtime rt(config);
@@ -163,9 +172,14 @@ TEST_CASE("the tree device driver keeps the level loop on the device, and hands 
     cdpkit::tree_engine engine(dt);
     cdpkit::tree_options o;
     o.variant = tree_variant::device_driver;
+    o.op = op;
     o.threshold = 1000;
     const auto stats = engine.run(o, rt);
-    CHECK(engine.top_down().depth == td.depth);
+    if (op == cdpkit::tree_op::top_down) CHECK(engine.top_down().depth == td.depth);
+    else {
+      CHECK(engine.bottom_up().size == bu.size);
+      CHECK(engine.bottom_up().sum == bu.sum);
+    }
     CHECK(stats.driver_handed_back);
     CHECK(stats.device_levels == 1u);
     CHECK(stats.levels == 10u);

@@ -23,14 +23,16 @@
 //                         with loop-to-child's block-aggregated agent (a block's nodes' children
 //                         expanded by the block itself, or, when more than T, by one child grid
 //                         over their concatenation) and tail-launches the next level; no host
-//                         round trip per level.
+//                         round trip per level. bottom_up then adds the levels into their
+//                         parents as level_sync does, deepest first, a grid per level, each
+//                         tail-launching the next.
 //
 // Past the launch layer's depth cap (launch_config::max_depth) or pending budget, a recursive
 // variant's refused launch is walked by the thread that asked, iteratively: the work is done
 // either way, to any depth (a path of 10^6 nodes), and the trace's depth histogram and fallback
 // counts show where the recursion stopped.
 //
-// bottom_up in the CDP variants: CDP2 has no device-side wait, so a subtree's sums cannot be
+// bottom_up in the recursions: CDP2 has no device-side wait, so a subtree's sums cannot be
 // combined by a parent waiting for its children. A node is combined when its last child is done
 // (a per-node count of children not yet done, decremented by each child after adding its sums
 // into the parent): the thread that finishes the last child combines the parent and goes on up.
@@ -159,7 +161,7 @@ class tree_engine {
   detail::unique_device_ptr<std::uint64_t[]> d_u64_;     ///< path sum / subtree sum
   detail::unique_device_ptr<std::uint32_t[]> d_pending_; ///< bottom_up: children not yet combined
   detail::unique_device_ptr<std::uint32_t[]> d_order_;   ///< level_sync / driver: nodes by level
-  detail::unique_device_ptr<std::uint32_t[]> d_pool_;    ///< aggregated groups' scans and begins
+  detail::unique_device_ptr<std::uint32_t[]> d_pool_;    ///< aggregated groups' scans and begins; driver: level begins
   detail::unique_device_ptr<std::uint32_t[]> d_scan_;    ///< driver: a level's block scans
   std::uint64_t pool_entries_ = 0;
   detail::unique_device_ptr<std::uint32_t[]> d_counters_;

@@ -11,6 +11,7 @@ constexpr sites::site_name_entry site_names[] = {
     {sites::tree_driver, "tree.driver"},
     {sites::tree_walk, "tree.walk"},
     {sites::tree_child_nodes, "tree.child_nodes", true},
+    {sites::tree_combine, "tree.combine"},
 };
 
 // Registered at start-up, once this area is linked in (tree_engine references this file).

@@ -376,35 +376,41 @@ __global__ void recursion_root_kernel(launch_context ctx, generation_body<Kind> 
 using level_segments = loop_to_child::id_list_segments;
 using loop_to_child::no_pre_op;
 
-/// Child j of a level: visited (top_down values, or a leaf combined in the driver's bottom_up)
-/// and appended to the next level (one atomicAdd per warp).
+/// Child j of a level: visited (top_down: its values from its parent's) and appended to the next
+/// level (one atomicAdd per warp). bottom_up adds the levels into their parents afterwards,
+/// deepest first (add_level).
 struct level_visit_op {
   tree_view t;
   tree_out o;
-  bool combine;  ///< bottom_up by combining leaves (driver); level_sync adds levels afterwards
   std::uint32_t* next;
   std::uint32_t* next_count;
   __device__ void operator()(std::uint32_t, std::uint32_t j) const {
     const std::uint32_t c = t.children[j];
-    if (!o.bottom_up || combine) visit(t, o, c);
+    if (!o.bottom_up) visit(t, o, c);
     loop_to_child::append_to_frontier(next, next_count, c);
   }
 };
 
-/// level_sync's bottom_up: every node of a level adds its subtree into its parent.
-__global__ void add_level_kernel(tree_view t, tree_out o, const std::uint32_t* nodes, std::uint32_t count) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+/// bottom_up, the level loops: node i of a level adds its subtree (complete: the deeper levels
+/// were added before) into its parent.
+__device__ __forceinline__ void add_level(const tree_view& t, const tree_out& o, const std::uint32_t* nodes,
+                                          std::uint32_t count, std::uint32_t i) {
   if (i >= count) return;
   const std::uint32_t v = nodes[i];
   atomicAdd(&o.a[t.parent[v]], o.a[v]);
   atomicAdd(&o.b[t.parent[v]], o.b[v]);
 }
 
+__global__ void add_level_kernel(tree_view t, tree_out o, const std::uint32_t* nodes, std::uint32_t count) {
+  add_level(t, o, nodes, count, blockIdx.x * blockDim.x + threadIdx.x);
+}
+
 __global__ void level_root_kernel(std::uint32_t* order, std::uint32_t root) { order[0] = root; }
 
 // counters: [0] the next level's size; [1] pool refusals; [2] driver: levels on the device;
 // [3] driver: handed back; [4] driver: level to resume; [5] driver: its first position in the
-// order; [6] driver: its size; [8..9] the pool cursor (64 bits)
+// order; [6] driver: its size; [7] driver, bottom_up: the level whose addition was refused (the
+// host adds it and those above; 0: none); [8..9] the pool cursor (64 bits)
 constexpr std::size_t counter_words = 12;
 
 struct driver_args {
@@ -412,9 +418,38 @@ struct driver_args {
   tree_out o;
   std::uint32_t* order;
   std::uint32_t* counters;
-  std::uint32_t* scan;  ///< the level's block scans (block_aggregated_agent's d_scan), n entries
+  std::uint32_t* scan;         ///< the level's block scans (block_aggregated_agent's d_scan), n entries
+  std::uint32_t* level_begin;  ///< level k's first position in the order (k = 0 .. levels), n + 1 entries
   std::uint32_t threshold;
   unsigned int child_block_threads;
+};
+
+constexpr unsigned int add_level_threads = 256;
+
+/// bottom_up on the device: level `level` (>= 1) adds its nodes into their parents, then its
+/// first thread tail-launches the level above, which runs once this grid is done. A refused
+/// launch leaves the rest to the host (counters[7]).
+struct driver_add_body {
+  driver_args a;
+  std::uint32_t level;
+  __device__ void operator()(const launch_context& self) const {
+    const std::uint32_t b = a.level_begin[level];
+    add_level(a.t, a.o, a.order + b, a.level_begin[level + 1] - b, blockIdx.x * blockDim.x + threadIdx.x);
+    if (threadIdx.x == 0 && blockIdx.x == 0 && level > 1) launch_above(self, a, level - 1, true);
+  }
+  /// Launch the addition of level `above` (>= 1): as this grid's continuation, or (from the
+  /// driver's last step) as its child.
+  static __device__ void launch_above(const launch_context& self, const driver_args& a, std::uint32_t above,
+                                      bool continuation) {
+    const std::uint32_t count = a.level_begin[above + 1] - a.level_begin[above];
+    const dim3 grid(static_cast<unsigned int>((std::uint64_t{count} + add_level_threads - 1) / add_level_threads));
+    const driver_add_body body{a, above};
+    const launch_result r =
+        continuation ? launch_continuation(self, sites::tree_combine, grid, dim3(add_level_threads), body)
+                     : launch_child(self, sites::tree_combine, grid, dim3(add_level_threads),
+                                    stream_kind::fire_and_forget, body, 0u, count);
+    if (!r) a.counters[7] = above;
+  }
 };
 
 /// One level's expansion, launched by the driver: the block-aggregated agent over the level's
@@ -428,14 +463,15 @@ struct driver_level_body {
     __shared__ loop_to_child::block_aggregated_storage storage;
     loop_to_child::block_aggregated_agent(
         storage, self, level_segments{a.t.off, a.order + begin, count}, no_pre_op{},
-        level_visit_op{a.t, a.o, true, a.order + begin + count, &a.counters[0]}, a.threshold,
+        level_visit_op{a.t, a.o, a.order + begin + count, &a.counters[0]}, a.threshold,
         stream_kind::fire_and_forget, a.scan, a.child_block_threads, sites::tree_children);
   }
 };
 
 /// The level loop on the device: launch the level's grid and tail-launch the next step, which
 /// runs once this grid and the level's grids are done. A refused launch hands the loop back to
-/// the host, with the level to resume at.
+/// the host, with the level to resume at. bottom_up: after the last level, the additions run
+/// from the deepest level up (driver_add_body), a grid per level.
 struct driver_body {
   driver_args a;
   std::uint32_t level;
@@ -444,9 +480,13 @@ struct driver_body {
   __device__ void operator()(const launch_context& self) const {
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
     std::uint32_t b = begin, c = count;
+    a.level_begin[level] = b;  // for the empty level past the last: the end
     if (level > 0) {  // the level the previous step expanded into
       c = a.counters[0];
-      if (c == 0) return;  // done
+      if (c == 0) {  // done: levels 0 .. level - 1
+        if (a.o.bottom_up && level > 1) driver_add_body::launch_above(self, a, level - 1, false);
+        return;
+      }
     }
     a.counters[0] = 0;
     const auto grid = static_cast<unsigned int>((std::uint64_t{c} + loop_to_child::block_threads - 1) /
@@ -478,6 +518,17 @@ unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
   return static_cast<unsigned int>((n + threads - 1) / threads);
 }
 
+/// bottom_up from the host: levels `from` down to 1 (level k holds order[begins[k] .. begins[k+1]))
+/// add their nodes into their parents, deepest first (stream order).
+void add_levels_from_host(const tree_view& view, const tree_out& out, const std::uint32_t* order,
+                          const std::vector<std::uint32_t>& begins, std::uint32_t from, cudaStream_t stream) {
+  for (std::uint32_t level = from; level >= 1; --level) {
+    const std::uint32_t b = begins[level], c = begins[level + 1] - b;
+    add_level_kernel<<<blocks_for(c, add_level_threads), add_level_threads, 0, stream>>>(view, out, order + b, c);
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+  }
+}
+
 /// level_sync: the host's level loop over `order` (the nodes by level), each level's children
 /// expanded by flat_balanced; bottom_up then adds the levels into their parents, deepest first.
 /// counters[0] / h_counter: the next level's size on the device and its pinned mirror.
@@ -495,7 +546,7 @@ tree_stats run_level_sync(const tree_view& view, const tree_out& out, std::uint3
     CDPKIT_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof(std::uint32_t), stream));
     (void)loop_to_child::detail::enqueue_for_each_segment(
         level_segments{view.off, order + begin, count}, no_pre_op{},
-        level_visit_op{view, out, false, order + begin + count, counters}, policy, runtime, stream,
+        level_visit_op{view, out, order + begin + count, counters}, policy, runtime, stream,
         nullptr);
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counter, counters, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                     stream));
@@ -506,13 +557,9 @@ tree_stats run_level_sync(const tree_view& view, const tree_out& out, std::uint3
   }
   tree_stats stats;
   stats.levels = static_cast<std::uint32_t>(level_begin.size() - 1);
-  if (out.bottom_up) {
+  if (out.bottom_up && stats.levels > 1) {
     CDPKIT_NVTX_SCOPE("tree::level_sync combine");
-    for (std::size_t level = stats.levels; level-- > 1;) {
-      const std::uint32_t b = level_begin[level], c = level_begin[level + 1] - b;
-      add_level_kernel<<<blocks_for(c, 256), 256, 0, stream>>>(view, out, order + b, c);
-      CDPKIT_CUDA_TRY(cudaGetLastError());
-    }
+    add_levels_from_host(view, out, order, level_begin, stats.levels - 1, stream);
   }
   CDPKIT_WAIT_STREAM(stream, runtime, "tree::level_sync");
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
@@ -640,11 +687,13 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
   if (options.variant == tree_variant::device_driver) {
     CDPKIT_NVTX_SCOPE("tree::device_driver");
     level_root_kernel<<<1, 1, 0, stream>>>(d_order_.get(), t.root());
+    // the level begins take the pool's words (only the recursions use it as a pool): n + 1 at most
     const driver_args args{view,
                            out,
                            d_order_.get(),
                            d_counters_.get(),
                            d_scan_.get(),
+                           d_pool_.get(),
                            options.effective_threshold(),
                            options.child_block_threads};
     driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0, 1});
@@ -655,12 +704,22 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
     CDPKIT_CHECK_DEVICE_ERRORS(runtime);
     stats.device_levels = h_counters_[2];
     stats.levels = stats.device_levels;
-    if (h_counters_[3] != 0) {
+    const bool handed_back = h_counters_[3] != 0;
+    const std::uint32_t add_from = h_counters_[7];  // bottom_up: the addition the device could not launch
+    if (!handed_back && add_from == 0) return stats;
+    // the level begins the device recorded: through the level to resume at, or all of them
+    const std::uint32_t known = handed_back ? h_counters_[4] : stats.levels + 1;
+    std::vector<std::uint32_t> begins(known);
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(begins.data(), d_pool_.get(), sizeof(std::uint32_t) * known,
+                                    cudaMemcpyDeviceToHost, stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver (level begins)");
+    if (handed_back) {
       // the device could not launch: the host finishes the levels, as level_sync would, with the
-      // driver's own expansion (block_aggregated)
+      // driver's own expansion (block_aggregated), then adds them all (bottom_up)
       stats.driver_handed_back = true;
       std::uint32_t level = h_counters_[4], begin = h_counters_[5];
       std::uint32_t count = h_counters_[3] == 1 ? h_counters_[6] : h_counters_[0];
+      begins.push_back(begin);
       loop_policy policy;
       policy.kind = loop_policy_kind::block_aggregated;
       policy.threshold = options.effective_threshold();
@@ -671,18 +730,24 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
         CDPKIT_CUDA_TRY(cudaMemsetAsync(d_counters_.get(), 0, sizeof(std::uint32_t), stream));
         (void)loop_to_child::detail::enqueue_for_each_segment(
             level_segments{view.off, d_order_.get() + begin, count}, no_pre_op{},
-            level_visit_op{view, out, true, d_order_.get() + begin + count, d_counters_.get()}, policy, runtime,
-            stream, nullptr);
+            level_visit_op{view, out, d_order_.get() + begin + count, d_counters_.get()}, policy, runtime, stream,
+            nullptr);
         CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(), sizeof(std::uint32_t),
                                         cudaMemcpyDeviceToHost, stream));
         CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver (handed back)");
         begin += count;
         count = h_counters_[0];
+        begins.push_back(begin);
         ++level;
       }
       stats.levels = level;
-      CDPKIT_CHECK_DEVICE_ERRORS(runtime);
     }
+    if (bottom_up && stats.levels > 1) {
+      CDPKIT_NVTX_SCOPE("tree::device_driver combine (handed back)");
+      add_levels_from_host(view, out, d_order_.get(), begins, handed_back ? stats.levels - 1 : add_from, stream);
+      CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver combine (handed back)");
+    }
+    CDPKIT_CHECK_DEVICE_ERRORS(runtime);
     return stats;
   }
 

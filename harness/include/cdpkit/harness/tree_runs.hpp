@@ -16,14 +16,15 @@
 namespace cdpkit::harness {
 
 /// The launch configuration the tree programs start from (their --pending-limit and
-/// --pending-budget defaults): a pending-launch limit of 2^20 with the default budget. The
-/// recursions on large power-law trees stall the device runtime at the automatic limit (4,096 for
-/// the default budget; 9 of 44 soak runs on 2^20 nodes) and ran clean at 2^20 untraced (24 of 24,
-/// twice). The limit reserves about 5.4 GiB of device memory (H200). docs/design.md, "Launches
-/// from divergent lanes", has the measurements and what is still open.
+/// --pending-budget defaults): the layer's defaults (budget 2048, the device's pending-launch limit
+/// raised to 4,096). Until stop 26 the tree programs asked for a limit of 2^20, against a stall of
+/// the recursions at the automatic limit (9 of 44 soak runs on 2^20 nodes) whose cause was lanes
+/// of one warp entering the device runtime together (docs/design.md, "Launches from divergent
+/// lanes"; launch_child_warp since stop 25). The large limit reserves about 5.4 GiB and makes
+/// every tail launch slow: the device driver on 2^22 power-law nodes took 5.10 ms at a limit of
+/// 599,186 (what 2^20 reads back) against 0.81 ms at 4,096 (H200, top-down, medians of 5).
 inline launch_config tree_launch_config() {
   launch_config config;
-  config.pending_launch_limit = 1 << 20;
   config.pending_budget = default_pending_budget;
   return config;
 }

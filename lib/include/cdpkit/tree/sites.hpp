@@ -16,6 +16,7 @@ enum : std::uint16_t {
   tree_driver = 15,       ///< "tree.driver": the device driver's tail-launched continuation
   tree_walk = 19,         ///< "tree.walk": probe of the iterative walks of subtrees not launched
   tree_child_nodes = 27,  ///< "tree.child_nodes": probe inside the child grids, one step per node
+  tree_combine = 31,      ///< "tree.combine": the device driver's bottom_up, a grid per level adding it into its parents
 };
 
 }  // namespace cdpkit::sites
