@@ -2,7 +2,7 @@
 // tree of 2^22 nodes (the goal: the best CDP variant at least 1.5x faster than level_sync), the
 // deep path (10^5 levels: capped recursion, walked on), a complete 8-ary tree, and a real path
 // tree (this machine's /usr, listed at start; skipped with a message when it cannot be read),
-// with a threshold sweep on the power-law tree. JSON in the docs/bench-format.md shape.
+// with a threshold sweep on the power-law trees (--thresholds). JSON in the docs/bench-format.md shape.
 //
 //   tree_bench --json tree.json
 //   tree_bench --trees random:1048576:powerlaw,path:100000 --reps 9
@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> specs = {"random:4194304:powerlaw", "path:100000", "kary:8:7"};
   std::vector<std::string> variant_names{"all"};
   std::string real_dir = "/usr", json_path;
+  std::vector<std::uint32_t> thresholds = {0, 4, 16, 64, 256};
   int reps = 5;
   app.add_option("--trees", specs, "tree specs (as tree --tree takes them)")->delimiter(',')->capture_default_str();
   app.add_option("--variant", variant_names,
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--real", real_dir, "folder listed as the real path tree (empty: none)")->capture_default_str();
+  app.add_option("--thresholds", thresholds,
+                 "the sweep on power-law trees: each launching variant named also runs at these thresholds")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_launch_options(app, config);
@@ -105,7 +110,8 @@ int main(int argc, char** argv) {
           for (const auto v : {cdpkit::tree_variant::recursive_threshold, cdpkit::tree_variant::recursive_warp,
                                cdpkit::tree_variant::recursive_block, cdpkit::tree_variant::device_driver}) {
             if (!wanted(v)) continue;
-            for (const std::uint32_t t : {16u, 256u, 4096u}) {
+            for (const std::uint32_t t : thresholds) {
+              if (t == cdpkit::default_tree_threshold(v)) continue;  // run above already
               cdpkit::tree_options o;
               o.variant = v;
               o.op = op;

@@ -215,6 +215,29 @@ TEST_CASE("the depth cap stops the recursion and counts the children done inline
   CHECK(cdpkit::profiling::summarize(r.trace).fallbacks == 27u);
 }
 
+TEST_CASE("a refused site's requests fall back as over the budget, and other sites still launch" *
+          CDPKIT_GPU_CASE) {
+  {
+    cdpkit::launch_config config;
+    config.refused_sites = 1ull << test_site;
+    cdpkit::launch_runtime rt(config);
+    const auto r = run_recursion(rt, 3, 4, cdpkit::stream_kind::fire_and_forget);
+    const auto& site = r.trace.sites[test_site];
+    CHECK(site.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)] == 0u);
+    CHECK(site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)] == 4u);
+    CHECK(r.inlined[1] == 4u);  // the root's four children, done inline
+    CHECK(r.runs[1] == 0u);
+  }
+  {
+    cdpkit::launch_config config;
+    config.refused_sites = 1ull << probe_site;  // another site: this recursion is not touched
+    cdpkit::launch_runtime rt(config);
+    const auto r = run_recursion(rt, 3, 4, cdpkit::stream_kind::fire_and_forget);
+    CHECK(r.trace.sites[test_site].outcomes[static_cast<int>(cdpkit::launch_outcome::launched)] == 4u + 16u + 64u);
+    CHECK(r.runs[3] == 64u);
+  }
+}
+
 TEST_CASE("over the pending budget a launch falls back and no work is lost" * CDPKIT_GPU_CASE) {
   cdpkit::launch_config config;
   config.pending_budget = 4;

@@ -186,6 +186,71 @@ TEST_CASE("the tree device driver keeps the level loop on the device, and hands 
   }
 }
 
+TEST_CASE("the tree device driver hands each refused launch to the host and stays exact: a level's grid, "
+          "the next step, an addition" * CDPKIT_GPU_CASE) {
+  const tree t = cdpkit::make_kary_tree(3, 9);  // 10 levels
+  const auto td = cdpkit::tree_top_down_reference(t);
+  const auto bu = cdpkit::tree_bottom_up_reference(t);
+  const cdpkit::device_tree dt(t);
+  struct refusal {
+    const char* what;
+    std::uint64_t refused_sites;
+    int max_depth;
+    bool handed_back;
+    std::uint32_t device_levels;
+  };
+  const refusal refusals[] = {
+      {"the first level's grid (tree.level refused)", 1ull << cdpkit::sites::tree_level, 24, true, 0},
+      {"the first level's grid (depth cap 0)", 0, 0, true, 0},
+      {"the next step (tree.driver refused)", 1ull << cdpkit::sites::tree_driver, 24, true, 1},
+      {"the deepest level's addition (tree.combine refused)", 1ull << cdpkit::sites::tree_combine, 24, false, 10},
+  };
+  for (const refusal& r : refusals) {
+    for (const cdpkit::tree_op op : {cdpkit::tree_op::top_down, cdpkit::tree_op::bottom_up}) {
+      CAPTURE(r.what);
+      CAPTURE(std::string(cdpkit::to_string(op)));
+      cdpkit::launch_config config;
+      config.refused_sites = r.refused_sites;
+      config.max_depth = r.max_depth;
+      cdpkit::launch_runtime rt(config);
+      cdpkit::tree_engine engine(dt);
+      cdpkit::tree_options o;
+      o.op = op;
+      // a recursion first, on the same engine: the driver's level begins share its pool's words
+      o.variant = tree_variant::recursive_warp;
+      o.threshold = 0;
+      (void)engine.run(o, rt);
+      o.variant = tree_variant::device_driver;
+      o.threshold.reset();
+      cdpkit::profiling::trace_session session(rt);
+      const auto stats = engine.run(o, rt);
+      if (op == cdpkit::tree_op::top_down) {
+        CHECK(engine.top_down().depth == td.depth);
+        CHECK(engine.top_down().path_sum == td.path_sum);
+      } else {
+        CHECK(engine.bottom_up().size == bu.size);
+        CHECK(engine.bottom_up().sum == bu.sum);
+      }
+      CHECK(stats.levels == 10u);
+      CHECK(stats.driver_handed_back == r.handed_back);
+      CHECK(stats.device_levels == r.device_levels);
+      // bottom_up: the host adds every level below the root after a hand-back, and after a refused
+      // addition that level (the deepest below the root, 9) and those above it
+      CHECK(stats.host_added_levels == (op == cdpkit::tree_op::bottom_up ? 9u : 0u));
+      const auto trace = session.collect();
+      const auto refused = [&](std::uint16_t site) {
+        return trace.sites[site].outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_budget)] +
+               trace.sites[site].outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_depth)];
+      };
+      const std::uint64_t refused_here = refused(cdpkit::sites::tree_level) + refused(cdpkit::sites::tree_driver) +
+                                         refused(cdpkit::sites::tree_combine);
+      // one refusal, the one asked for (top_down never asks for an addition)
+      const bool combine = r.refused_sites == (1ull << cdpkit::sites::tree_combine);
+      CHECK(refused_here == (combine && op == cdpkit::tree_op::top_down ? 0u : 1u));
+    }
+  }
+}
+
 TEST_CASE("the tree device driver launches a child grid for a block whose nodes have more children than T, and stays exact" * CDPKIT_GPU_CASE) {
   const tree t = cdpkit::make_random_tree(1u << 16, cdpkit::fanout_kind::power_law, 4.0, 9);
   const auto td = cdpkit::tree_top_down_reference(t);

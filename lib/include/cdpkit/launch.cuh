@@ -337,6 +337,8 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
       result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
     } else if (depth > s->max_depth) {
       result = {launch_outcome::fallback_depth, cudaSuccess};
+    } else if (((s->refused_sites >> site) & 1ull) != 0ull) {
+      result = {launch_outcome::fallback_budget, cudaSuccess};  // launch_config::refused_sites
     } else if (!acquire_pending(s, blocks, &child.slot, parent.tracing)) {
       result = {launch_outcome::fallback_budget, cudaSuccess};
     } else {

@@ -62,6 +62,12 @@ struct launch_config {
   /// instead, whose group the program names. The trace's request times are taken before the
   /// wait, so its request-to-start latencies include the wait for warp-mates.
   bool serialize_warp_launches = false;
+  /// Sites whose launch requests are always refused (bit s for site id s, s < 64), as if the
+  /// pending budget were spent: the request returns fallback_budget and is counted so, and the
+  /// caller takes its fallback path (walks the work, hands it back to the host, ...). For tests
+  /// of an algorithm's fallback paths, and for measuring what one site costs without child grids.
+  /// 0 (default): none.
+  std::uint64_t refused_sites = 0;
 };
 
 namespace detail {

@@ -25,7 +25,10 @@
 //                         over their concatenation) and tail-launches the next level; no host
 //                         round trip per level. bottom_up then adds the levels into their
 //                         parents as level_sync does, deepest first, a grid per level, each
-//                         tail-launching the next.
+//                         tail-launching the next. A refused launch hands the rest to the host:
+//                         a level's grid or the next step (the host finishes the levels with the
+//                         same expansion, then adds them all), or an addition (the host adds
+//                         that level and those above); tree_stats says which.
 //
 // Past the launch layer's depth cap (launch_config::max_depth) or pending budget, a recursive
 // variant's refused launch is walked by the thread that asked, iteratively: the work is done
@@ -90,10 +93,14 @@ struct tree_options {
   [[nodiscard]] std::uint32_t effective_threshold() const noexcept;
 };
 
-/// The default launch threshold of a variant: about what a thread walks in the time a child
-/// grid takes to launch (1 µs of launch against ~10-30 ns per node walked: 64 per node, 256 per
-/// warp and 1024 per block, whose children share the launch); device_driver's blocks expand their
-/// nodes' children cooperatively, 256 threads at a time: 4096 (16 children a thread).
+/// The default launch threshold of a variant, from the sweep of stop 27 (H200, power-law trees of
+/// 2^18 and 2^20 nodes, docs/design.md "Trees"): a node that gets no grid has its whole subtree
+/// walked by one thread, a chain of dependent loads of about a microsecond per node, so the
+/// recursions launch early: 16 children per node (recursive_threshold), 64 per warp
+/// (recursive_warp: below, its lanes' launches spend the pending budget and the refused subtrees
+/// are walked) and 4 per block (recursive_block). device_driver's blocks expand their nodes'
+/// children cooperatively, 256 threads at a time, and walk nothing: 4096 (16 children a thread).
+/// level_sync and recursive_naive: 0.
 [[nodiscard]] std::uint32_t default_tree_threshold(tree_variant v) noexcept;
 
 /// What a run did besides the values.
@@ -101,6 +108,10 @@ struct tree_stats {
   std::uint32_t levels = 0;            ///< level_sync and device_driver: levels expanded (height + 1)
   std::uint32_t device_levels = 0;     ///< device_driver: levels driven from the device
   bool driver_handed_back = false;     ///< device_driver could not launch and the host finished
+  /// device_driver, bottom_up: levels whose addition into their parents the host launched, the
+  /// device's launch having been refused (all but the root's after a hand-back; 0 when the
+  /// device added them all)
+  std::uint32_t host_added_levels = 0;
   std::uint64_t pool_refusals = 0;     ///< aggregated launches walked because the group pool was full
 };
 
@@ -140,7 +151,7 @@ class device_tree {
 /// Buffers for traversals of one device tree, reused across runs. Move-only RAII (defaulted moves).
 class tree_engine {
  public:
-  /// Throws cdpkit::input_error when the device has not enough free memory (about 48 bytes per
+  /// Throws cdpkit::input_error when the device has not enough free memory (about 36 bytes per
   /// node), cdpkit::cuda_error on allocation failure. `t` must outlive the engine.
   explicit tree_engine(const device_tree& t);
 
@@ -159,7 +170,7 @@ class tree_engine {
   const device_tree* tree_;
   detail::unique_device_ptr<std::uint32_t[]> d_u32_a_;   ///< depth (top_down) / subtree size (bottom_up)
   detail::unique_device_ptr<std::uint64_t[]> d_u64_;     ///< path sum / subtree sum
-  detail::unique_device_ptr<std::uint32_t[]> d_pending_; ///< bottom_up: children not yet combined
+  detail::unique_device_ptr<std::uint32_t[]> d_pending_; ///< bottom_up: children not yet combined (read by the recursions)
   detail::unique_device_ptr<std::uint32_t[]> d_order_;   ///< level_sync / driver: nodes by level
   detail::unique_device_ptr<std::uint32_t[]> d_pool_;    ///< aggregated groups' scans and begins; driver: level begins
   detail::unique_device_ptr<std::uint32_t[]> d_scan_;    ///< driver: a level's block scans

@@ -609,10 +609,11 @@ tree_op parse_tree_op(const std::string& name) {
 std::uint32_t default_tree_threshold(tree_variant v) noexcept {
   switch (v) {
     case tree_variant::recursive_naive: return 0;
-    case tree_variant::recursive_warp: return 256;
-    case tree_variant::recursive_block: return 1024;
+    case tree_variant::recursive_threshold: return 16;
+    case tree_variant::recursive_warp: return 64;
+    case tree_variant::recursive_block: return 4;
     case tree_variant::device_driver: return 4096;
-    default: return 64;
+    default: return 0;
   }
 }
 
@@ -710,9 +711,11 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
     // the level begins the device recorded: through the level to resume at, or all of them
     const std::uint32_t known = handed_back ? h_counters_[4] : stats.levels + 1;
     std::vector<std::uint32_t> begins(known);
-    CDPKIT_CUDA_TRY(cudaMemcpyAsync(begins.data(), d_pool_.get(), sizeof(std::uint32_t) * known,
-                                    cudaMemcpyDeviceToHost, stream));
-    CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver (level begins)");
+    if (known > 0) {
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(begins.data(), d_pool_.get(), sizeof(std::uint32_t) * known,
+                                      cudaMemcpyDeviceToHost, stream));
+      CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver (level begins)");
+    }
     if (handed_back) {
       // the device could not launch: the host finishes the levels, as level_sync would, with the
       // driver's own expansion (block_aggregated), then adds them all (bottom_up)
@@ -743,9 +746,11 @@ tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime
       stats.levels = level;
     }
     if (bottom_up && stats.levels > 1) {
-      CDPKIT_NVTX_SCOPE("tree::device_driver combine (handed back)");
-      add_levels_from_host(view, out, d_order_.get(), begins, handed_back ? stats.levels - 1 : add_from, stream);
-      CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver combine (handed back)");
+      // the levels not yet added: all of them after a hand-back, else those from the refused one up
+      stats.host_added_levels = handed_back ? stats.levels - 1 : add_from;
+      CDPKIT_NVTX_SCOPE("tree::device_driver combine (on the host)");
+      add_levels_from_host(view, out, d_order_.get(), begins, stats.host_added_levels, stream);
+      CDPKIT_WAIT_STREAM(stream, runtime, "tree::device_driver combine (on the host)");
     }
     CDPKIT_CHECK_DEVICE_ERRORS(runtime);
     return stats;

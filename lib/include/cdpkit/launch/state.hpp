@@ -38,6 +38,7 @@ struct launch_state {
   std::uint32_t slot_count;      ///< == pending_budget: one completion slot per in-flight child
   std::uint32_t record_capacity; ///< size of records
   std::uint32_t serialize_warp_launches;  ///< launch_config::serialize_warp_launches (0 or 1)
+  unsigned long long refused_sites;       ///< launch_config::refused_sites (bit per site)
   /// Per in-flight child: its blocks still running plus the grids it owns that are not complete
   /// (0 = free). CDP2 completes a grid only after everything it launched has completed, and the
   /// device runtime holds the grid's pending-launch entry until then: a slot is freed (and the

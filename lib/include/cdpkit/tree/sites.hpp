@@ -1,8 +1,9 @@
 #pragma once
 // cdpkit/tree/sites.hpp — the launch and probe sites of the tree traversals. The ids are part of
 // the profiles: never renumber them. Names: "tree.<what>", registered by lib/src/tree/sites.cpp
-// (see cdpkit/launch/sites.hpp). The level expansions (level_sync, device_driver) are
-// loop-to-child's and carry its sites and probes.
+// (see cdpkit/launch/sites.hpp). level_sync's expansions are loop-to-child's (flat_balanced) and
+// carry its sites and probes; device_driver's use loop-to-child's block-aggregated agent with the
+// launch site tree_children.
 
 #include <cdpkit/launch/sites.hpp>
 
