@@ -6,6 +6,11 @@
 //    build in a moment, build_csr, symmetrized and not, checked against a reference built here
 //    from a std::set of edges.
 // 2. edge_list: the same for parse_edge_list.
+// 2b. matrix_market_matrix: parse_matrix_market_matrix(text) with sparse dimensions allowed (up to
+//    2^22), then with the default options; an accepted matrix must keep csr_matrix's invariants
+//    and, when small, equal a reference read here naively (the text is valid: a std::map of the
+//    entries, mirrored and summed by the documented rules), and a float SpMV of it must pass
+//    spmv_mismatches against spmv_reference.
 // 3. path_list / parent_array: parse_path_list / parse_parent_array(text); an accepted tree must
 //    be a tree (children sorted and listed once under their parent, one root, every node
 //    reachable), and the CPU references must agree with each other (the root's subtree is the
@@ -21,6 +26,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/quadtree.hpp>
+#include <cdpkit/sparse_matrix.hpp>
 #include <cdpkit/tree.hpp>
 #include <cdpkit/report/analysis.hpp>
 #include <cdpkit/report/html.hpp>
@@ -28,7 +34,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
 #include <cstdint>
 #include <set>
 #include <stdexcept>
@@ -110,6 +120,92 @@ bool run_edge_list(const std::string& text) {
   } catch (const input_error&) {
   }
   check_graph(parse_edge_list(text, "fuzz.txt"), true);
+  return true;
+}
+
+/// The matrix an accepted (so valid) text stands for, read naively: the size line, then per line
+/// "i j [v]", mirrored (negated for skew) and summed; pattern entries counted, valued later.
+void check_matrix_reference(const std::string& text, const csr_matrix& m, std::uint64_t pattern_seed) {
+  std::istringstream in(text);
+  std::string line, banner, word[5];
+  std::getline(in, banner);
+  for (char& c : banner) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::istringstream(banner) >> word[0] >> word[1] >> word[2] >> word[3] >> word[4];
+  const bool pattern = word[3] == "pattern", skew = word[4] == "skew-symmetric";
+  const bool mirrored = skew || word[4] == "symmetric";
+  bool have_size = false;
+  struct sum {
+    double value = 0, magnitude = 0;  // the sum, and the sum of the magnitudes of its terms
+  };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, sum> expected;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string a, b, v;
+    if (!(fields >> a) || a.front() == '%') continue;
+    if (!have_size) {
+      have_size = true;
+      continue;
+    }
+    fields >> b >> v;
+    const auto i = static_cast<std::uint32_t>(std::stoull(a) - 1), j = static_cast<std::uint32_t>(std::stoull(b) - 1);
+    const double value = pattern ? 1.0 : std::strtod(v.c_str(), nullptr);
+    const auto add = [&](std::uint32_t r, std::uint32_t c, double term) {
+      expected[{r, c}].value += term;
+      expected[{r, c}].magnitude += std::fabs(term);
+    };
+    add(i, j, value);
+    if (mirrored && i != j) add(j, i, skew ? -value : value);
+  }
+  check(expected.size() == m.nnz(), "matrix reader: entry count differs from the naive reference");
+  auto it = expected.begin();
+  for (std::uint32_t r = 0; r < m.rows; ++r)
+    for (std::uint32_t k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k, ++it) {
+      check(it != expected.end() && it->first.first == r && it->first.second == m.col_indices[k],
+            "matrix reader: entries differ from the naive reference at row " + std::to_string(r));
+      // Duplicates may be summed in another order (cancelling terms: a different double), then
+      // rounded to float: equal within a float rounding of the terms' magnitude.
+      const double want = pattern ? matrix_pattern_value(r, m.col_indices[k], pattern_seed) : it->second.value;
+      const double slack = pattern ? 0.0 : 1e-6 * it->second.magnitude + 1e-44;
+      check(std::fabs(static_cast<double>(m.values[k]) - want) <= slack,
+            "matrix reader: a value differs from the naive reference at row " + std::to_string(r));
+    }
+}
+
+void check_matrix(const std::string& text, const csr_matrix& m, std::uint64_t pattern_seed) {
+  check_csr_matrix(m);  // throws input_error on a broken invariant: a failure here, not a refusal
+  if (m.rows > (1u << 16) || m.cols > (1u << 16) || m.nnz() > (1u << 20)) return;
+  check_matrix_reference(text, m, pattern_seed);
+  const std::vector<float> x = make_spmv_vector(m.cols, 3);
+  const std::vector<double> y = spmv_reference(m, x);
+  std::vector<float> got(m.rows);
+  for (std::uint32_t r = 0; r < m.rows; ++r) {
+    double magnitude = 0;
+    float sum = 0;
+    for (std::uint32_t k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) {
+      magnitude += std::fabs(static_cast<double>(m.values[k]) * x[m.col_indices[k]]);
+      sum += m.values[k] * x[m.col_indices[k]];
+    }
+    // rows whose float sum may overflow are not the checker's business
+    got[r] = magnitude < 1e30 ? sum : static_cast<float>(y[r]);
+  }
+  check(spmv_mismatches(m, x, got, y) == 0, "spmv_mismatches: a float SpMV of an accepted matrix fails the checker");
+}
+
+bool run_matrix_market_matrix(const std::string& text) {
+  matrix_read_options sparse;  // first with sparse dimensions allowed, up to 2^22 rows (48 MiB)
+  sparse.allow_sparse_dimensions = true;
+  sparse.max_dimension = 1u << 22;
+  sparse.pattern_seed = 5;
+  try {
+    check_matrix(text, parse_matrix_market_matrix(text, "fuzz.mtx", sparse), sparse.pattern_seed);
+  } catch (const input_error& e) {
+    check(std::string(e.what()).rfind("fuzz.mtx", 0) == 0, std::string("an input_error that does not name the file: ") + e.what());
+  }
+  const csr_matrix m = parse_matrix_market_matrix(text, "fuzz.mtx");
+  // the declared entries (at most a quarter of the text) bound the dimensions
+  check(std::max(m.rows, m.cols) <= dense_vertex_bound(text.size() / 4 + 1),
+        "matrix reader: dimensions above dense_vertex_bound without allow_sparse_dimensions");
+  check_matrix(text, m, 1);
   return true;
 }
 
@@ -259,6 +355,32 @@ std::vector<named_input> mm_seeds() {
   };
 }
 
+std::vector<named_input> mmm_regressions() {
+  const std::string real = "%%MatrixMarket matrix coordinate real general\n";
+  return {
+      {"4294967295 x 4294967295 with no entries", real + "4294967295 4294967295 0\n"},
+      {"4000000 x 4000000 with one entry (sparse allowed)", real + "4000000 4000000 1\n4000000 1 1\n"},
+      {"a header claiming 1000000000000 entries", real + "3 3 1000000000000\n1 1 1\n"},
+      {"a 1 MB value", real + "1 1 1\n1 1 " + std::string(1 << 20, '7') + "\n"},
+      {"a 1 MB line of digits", real + std::string(1 << 20, '7') + "\n"},
+      {"nan, inf and 1e39", real + "2 2 3\n1 1 nan\n1 2 inf\n2 2 1e39\n"},
+      {"duplicates summing past the float range", real + "1 1 2\n1 1 3e38\n1 1 3e38\n"},
+      {"denormals and -0", real + "2 2 3\n1 1 1e-45\n1 2 -0\n2 1 1e-400\n"},
+      {"both triangles of a symmetric file", "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1\n1 2 1\n"},
+      {"a diagonal entry of a skew-symmetric file", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 1\n"},
+      {"a pattern skew-symmetric file", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 1\n2 1\n"},
+      {"an array file", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"},
+  };
+}
+
+std::vector<named_input> mmm_seeds() {
+  return {
+      {"real general, duplicates", "%%MatrixMarket matrix coordinate real general\n% c\n3 4 5\n1 4 0.5\n3 1 -2e1\n1 4 .25\n2 2 0\n3 3 1.5E-3\n"},
+      {"integer skew-symmetric, CRLF", "%%MatrixMarket matrix coordinate integer skew-symmetric\r\n3 3 2\r\n2 1 -4\r\n3 2 +7\r\n"},
+      {"pattern symmetric", "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 4\n1 1\n2 1\n4 3\n4 1\n"},
+  };
+}
+
 std::vector<named_input> el_regressions() {
   std::string many;
   for (int k = 0; k < 20000; ++k) many += std::to_string(k) + " " + std::to_string((k * 7919) % 20000) + "\n";
@@ -387,6 +509,7 @@ std::vector<named_input> profile_seeds() {
 const std::vector<target>& targets() {
   static const std::vector<target> all = {
       {"matrix_market", run_matrix_market, mm_regressions, mm_seeds, 4096},
+      {"matrix_market_matrix", run_matrix_market_matrix, mmm_regressions, mmm_seeds, 4096},
       {"edge_list", run_edge_list, el_regressions, el_seeds, 4096},
       {"path_list", run_path_list, path_regressions, path_seeds, 4096},
       {"parent_array", run_parent_array, parent_regressions, parent_seeds, 4096},

@@ -27,7 +27,7 @@ struct target {
   std::size_t max_len;
 };
 
-/// The targets: "matrix_market", "edge_list", "path_list", "parent_array", "points", "profile".
+/// The targets: "matrix_market", "matrix_market_matrix", "edge_list", "path_list", "parent_array", "points", "profile".
 const std::vector<target>& targets();
 
 }  // namespace cdpkit::fuzz

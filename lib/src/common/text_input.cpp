@@ -85,8 +85,9 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, boo
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw input_error(path + ": cannot stat: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw input_error(path + ": is " + file_kind(st.st_mode) + ", not a regular file; " + words.noun +
-                      "s are read from regular files only");
+    throw input_error(path + ": is " + file_kind(st.st_mode) + ", not a regular file; " +
+                      (words.plural != nullptr ? std::string(words.plural) : std::string(words.noun) + "s") +
+                      " are read from regular files only");
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // plain blocking reads again
   const auto describe = [](std::uint64_t bytes) {

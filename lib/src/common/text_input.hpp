@@ -70,6 +70,7 @@ std::uint64_t parse_spec_count(std::string_view token, const std::string& contex
 struct file_kind_words {
   const char* noun;    ///< "graph", "tree", ...
   const char* option;  ///< the option that sets the cap
+  const char* plural = nullptr;  ///< "matrices"; null: the noun + "s"
 };
 
 /// The whole of the regular file at `path`, at most `max_bytes` bytes (`default_cap`: the cap is

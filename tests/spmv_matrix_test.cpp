@@ -1,0 +1,638 @@
+// SpMV matrices on the host: the Matrix Market reader (every field and symmetry, every kind of
+// malformed input), the generators, matrix specs, the shared real graphs as pattern matrices,
+// and the double-precision reference with its checker. No GPU needed.
+
+#include <doctest/doctest.h>
+
+#include "temp_dir.hpp"
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/graph.hpp>
+#include <cdpkit/memory.hpp>
+#include <cdpkit/sparse_matrix.hpp>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cdpkit_test::host_memory_cap;
+using cdpkit_test::input_error_of;
+using cdpkit_test::temp_dir;
+
+using u32s = std::vector<std::uint32_t>;
+using floats = std::vector<float>;
+
+std::string mm_error(const std::string& text, const cdpkit::matrix_read_options& options = {}) {
+  return input_error_of([&] { return cdpkit::parse_matrix_market_matrix(text, "t.mtx", options); });
+}
+
+/// doctest::Contains over a std::string built at run time.
+doctest::Contains contains(const std::string& s) { return doctest::Contains(s.c_str()); }
+
+/// The value at (r, c), or NaN when (r, c) is not stored.
+float at(const cdpkit::csr_matrix& m, std::uint32_t r, std::uint32_t c) {
+  for (auto k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k)
+    if (m.col_indices[k] == c) return m.values[k];
+  return std::nanf("");
+}
+
+/// A float y = A x, each row summed in the order `order` gives (a permutation of the row's entries).
+floats float_spmv(const cdpkit::csr_matrix& a, const floats& x,
+                  const std::function<float(const std::vector<float>&)>& sum) {
+  floats y(a.rows);
+  for (std::uint32_t r = 0; r < a.rows; ++r) {
+    std::vector<float> products;
+    for (auto k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) products.push_back(a.values[k] * x[a.col_indices[k]]);
+    y[r] = sum(products);
+  }
+  return y;
+}
+
+float forward_sum(const std::vector<float>& p) {
+  float s = 0;
+  for (float v : p) s += v;
+  return s;
+}
+float backward_sum(const std::vector<float>& p) {
+  float s = 0;
+  for (auto it = p.rbegin(); it != p.rend(); ++it) s += *it;
+  return s;
+}
+float pairwise_sum(const float* p, std::size_t n) {  // a tree, as a warp or block reduction adds
+  if (n == 0) return 0;
+  if (n == 1) return p[0];
+  return pairwise_sum(p, n / 2) + pairwise_sum(p + n / 2, n - n / 2);
+}
+float strided_sum(const std::vector<float>& p) {  // 32 lanes, each a strided partial sum, then a tree
+  float lanes[32] = {};
+  for (std::size_t k = 0; k < p.size(); ++k) lanes[k % 32] += p[k];
+  return pairwise_sum(lanes, 32);
+}
+
+}  // namespace
+
+// --- the Matrix Market reader ----------------------------------------------------------------
+
+TEST_CASE("a general Matrix Market file becomes sorted rows with duplicates summed and zeros kept") {
+  const auto m = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real general\r\n"
+                                                    "% a comment\r\n\r\n"
+                                                    "3 4 6\r\n"
+                                                    "1 4 0.5\r\n"
+                                                    "1 2 -2e1\r\n"
+                                                    "% between entries\r\n"
+                                                    "3 1 0\r\n"
+                                                    "1 4\t+0.25\r\n"
+                                                    "3 3 1.5\r\n"
+                                                    "1 2 1",
+                                                    "g.mtx");
+  CHECK(m.name == "g.mtx");
+  CHECK(m.rows == 3u);
+  CHECK(m.cols == 4u);
+  CHECK(m.row_offsets == u32s{0, 2, 2, 4});
+  CHECK(m.col_indices == u32s{1, 3, 0, 2});
+  CHECK(m.values == floats{-19.0f, 0.75f, 0.0f, 1.5f});  // (1,2) and (1,4) summed; the explicit 0 kept
+  CHECK(m.row_length(1) == 0u);
+  CHECK(m.max_row_length() == 2u);
+  CHECK_NOTHROW(cdpkit::check_csr_matrix(m));
+
+  SUBCASE("integer values, and the double field as real") {
+    const auto i = cdpkit::parse_matrix_market_matrix(
+        "%%MatrixMarket matrix coordinate integer general\n2 2 3\n2 1 -7\n1 1 +3\n2 1 16777217\n", "i.mtx");
+    CHECK(i.col_indices == u32s{0, 0});
+    CHECK(i.values == floats{3.0f, 16777210.0f});  // -7 + 16777217, exact in float
+    const auto d = cdpkit::parse_matrix_market_matrix(
+        "%%MATRIXMARKET Matrix Coordinate Double General\n1 1 1\n1 1 2.5\n", "d.mtx");
+    CHECK(d.values == floats{2.5f});
+  }
+  SUBCASE("no entries, and no rows") {
+    const auto e = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real general\n5 3 0\n", "e.mtx");
+    CHECK(e.rows == 5u);
+    CHECK(e.nnz() == 0u);
+    CHECK(e.row_offsets == u32s(6, 0));
+    const auto z = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real general\n0 0 0\n", "z.mtx");
+    CHECK(z.rows == 0u);
+    CHECK(z.row_offsets == u32s{0});
+    CHECK(z.max_row_length() == 0u);
+  }
+}
+
+TEST_CASE("a symmetric Matrix Market file is expanded into both triangles") {
+  // lower triangle, the diagonal once
+  const auto m = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real symmetric\n"
+                                                    "3 3 4\n1 1 2\n2 1 -1\n3 2 4\n3 1 0.5\n",
+                                                    "s.mtx");
+  CHECK(m.row_offsets == u32s{0, 3, 5, 7});
+  CHECK(m.col_indices == u32s{0, 1, 2, 0, 2, 0, 1});
+  CHECK(m.values == floats{2, -1, 0.5f, -1, 4, 0.5f, 4});
+  for (std::uint32_t r = 0; r < 3; ++r)
+    for (std::uint32_t c = 0; c < 3; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      if (r != c) CHECK(((std::isnan(at(m, r, c)) && std::isnan(at(m, c, r))) || at(m, r, c) == at(m, c, r)));
+    }
+  // the upper triangle alone is as good, and duplicates in it are summed before mirroring
+  const auto u = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real symmetric\n"
+                                                    "3 3 4\n1 2 -1\n2 3 4\n1 3 1\n1 3 -0.5e0\n",
+                                                    "u.mtx");
+  CHECK(u.nnz() == 6u);
+  CHECK(at(u, 2, 0) == doctest::Approx(0.5));
+  CHECK(at(u, 0, 2) == doctest::Approx(0.5));
+  CHECK(at(u, 2, 1) == 4.0f);
+}
+
+TEST_CASE("a skew-symmetric Matrix Market file is expanded with its mirrors negated") {
+  const auto m = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                                                    "3 3 2\n2 1 3\n3 2 -1.5\n",
+                                                    "k.mtx");
+  CHECK(m.row_offsets == u32s{0, 1, 3, 4});
+  CHECK(m.col_indices == u32s{1, 0, 2, 1});
+  CHECK(m.values == floats{-3, 3, 1.5f, -1.5f});
+}
+
+TEST_CASE("a pattern Matrix Market file gets deterministic generated values") {
+  const std::string text = "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 4\n2 1\n4 1\n3 3\n2 1\n";
+  const auto m = cdpkit::parse_matrix_market_matrix(text, "p.mtx");
+  CHECK(m.row_offsets == u32s{0, 2, 3, 4, 5});  // (2,1) twice is one entry
+  CHECK(m.col_indices == u32s{1, 3, 0, 2, 0});
+  for (std::uint32_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) {
+      CHECK(m.values[k] == cdpkit::matrix_pattern_value(r, m.col_indices[k], 1));
+      CHECK(m.values[k] >= 0.5f);
+      CHECK(m.values[k] < 1.5f);
+    }
+  CHECK(at(m, 0, 1) == at(m, 1, 0));  // a symmetric pattern makes a symmetric matrix
+  CHECK(cdpkit::parse_matrix_market_matrix(text, "p.mtx").values == m.values);
+  cdpkit::matrix_read_options other;
+  other.pattern_seed = 2;
+  CHECK(cdpkit::parse_matrix_market_matrix(text, "p.mtx", other).values != m.values);
+  const auto g = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate pattern general\n2 3 2\n1 3\n2 2\n",
+                                                    "g.mtx");
+  CHECK(g.col_indices == u32s{2, 1});
+  CHECK(g.values == floats{cdpkit::matrix_pattern_value(0, 2, 1), cdpkit::matrix_pattern_value(1, 1, 1)});
+}
+
+TEST_CASE("every malformed Matrix Market matrix is an input_error naming the line") {
+  struct bad {
+    const char* text;
+    const char* error;
+  };
+  const std::string real = "%%MatrixMarket matrix coordinate real general\n";
+  const bad cases[] = {
+      {"", "t.mtx:1: empty file (expected a %%MatrixMarket header)"},
+      {"%%MatrixMarkt matrix coordinate real general\n1 1 0\n", "t.mtx:1: missing '%%MatrixMarket' header"},
+      {"3 3 1\n1 1 1\n", "t.mtx:1: missing '%%MatrixMarket' header"},
+      {"%%MatrixMarket vector coordinate real general\n1 1 0\n", "t.mtx:1: object 'vector' is not supported (matrix only)"},
+      {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
+       "t.mtx:1: format 'array' is not supported (coordinate only)"},
+      {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n",
+       "t.mtx:1: field 'complex' is not supported (real, integer or pattern: the values are single-precision reals)"},
+      {"%%MatrixMarket matrix coordinate quaternion general\n1 1 0\n",
+       "t.mtx:1: field 'quaternion' is not supported (real, integer or pattern)"},
+      {"%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n",
+       "t.mtx:1: symmetry 'hermitian' is not supported (general, symmetric or skew-symmetric; hermitian matrices are "
+       "complex)"},
+      {"%%MatrixMarket matrix coordinate real\n1 1 0\n",
+       "t.mtx:1: symmetry '' is not supported (general, symmetric or skew-symmetric)"},
+      {"%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 1\n2 1\n",
+       "t.mtx:1: a pattern matrix cannot be skew-symmetric (the format has no values to negate)"},
+      {"%%MatrixMarket matrix coordinate real general\n% only comments\n", "t.mtx:3: missing size line 'rows cols entries'"},
+      {"%%MatrixMarket matrix coordinate real general\n3 x 2\n", "t.mtx:2: column count 'x' is not a non-negative integer"},
+      {"%%MatrixMarket matrix coordinate real general\n%\n3 3\n", "t.mtx:3: missing entry count"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1 4\n1 1 1\n", "t.mtx:2: size line has more than 3 numbers"},
+      {"%%MatrixMarket matrix coordinate real general\n4294967296 3 0\n",
+       "t.mtx:2: row count 4294967296 is larger than 4294967295"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n",
+       "t.mtx:2: a symmetric matrix must be square; the size line declares 3 x 4"},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n4 3 0\n",
+       "t.mtx:2: a skew-symmetric matrix must be square; the size line declares 4 x 3"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n",
+       "t.mtx:3: truncated: the size line declares 2 entries, the file has 1"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1\n% c\n2 3 1\n",
+       "t.mtx:5: more entries than the 1 the size line declares"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n0 2 1\n", "t.mtx:4: index 0 in a 1-based Matrix Market file"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n4 1 1\n", "t.mtx:3: row index 4 > row count 3"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 5 1\n", "t.mtx:3: column index 5 > column count 3"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 -3 1\n",
+       "t.mtx:3: column index '-3' is not a non-negative integer"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n2\n", "t.mtx:3: missing column index"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 99999999999 1\n",
+       "t.mtx:3: column index 99999999999 is larger than 4294967295"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2\n", "t.mtx:3: missing value (field is real)"},
+      {"%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2\n", "t.mtx:3: missing value (field is integer)"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 abc\n", "t.mtx:3: value 'abc' is not a number"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1.5.2\n", "t.mtx:3: value '1.5.2' is not a number"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1e\n", "t.mtx:3: value '1e' is not a number"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 0x1p3\n", "t.mtx:3: value '0x1p3' is not a number"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1,5\n", "t.mtx:3: value '1,5' is not a number"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 nan\n",
+       "t.mtx:3: value 'nan' is not finite (NaN and infinity are refused)"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 -Infinity\n",
+       "t.mtx:3: value '-Infinity' is not finite (NaN and infinity are refused)"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 inf\n",
+       "t.mtx:3: value 'inf' is not finite (NaN and infinity are refused)"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1e39\n",
+       "t.mtx:3: value '1e39' is outside the float range (|v| <= 3.40282347e38)"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 -1e999\n",
+       "t.mtx:3: value '-1e999' is outside the float range (|v| <= 3.40282347e38)"},
+      {"%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 1.5\n",
+       "t.mtx:3: value '1.5' is not an integer (field is integer)"},
+      {"%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 -\n",
+       "t.mtx:3: value '-' is not an integer (field is integer)"},
+      {"%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 1e3\n",
+       "t.mtx:3: value '1e3' is not an integer (field is integer)"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1.0 2.0\n",
+       "t.mtx:3: extra field '2.0' after the value (field is real)"},
+      {"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2 1.0\n",
+       "t.mtx:3: extra field '1.0' after the column index (field is pattern)"},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 1\n",
+       "t.mtx:4: diagonal entry (2, 2) in a skew-symmetric file (its diagonal is zero)"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 1\n1 3 1\n",
+       "t.mtx:5: entry (1, 3) is above the diagonal, line 3's is below it: a symmetric file stores one triangle only"},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n1 2 1\n% c\n3 1 1\n",
+       "t.mtx:5: entry (3, 1) is below the diagonal, line 3's is above it: a skew-symmetric file stores one triangle "
+       "only"},
+      {"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 3e38\n1 1 3e38\n",
+       "t.mtx: the duplicate entries at (1, 1) sum to 6e+38, outside the float range"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.text);
+    CHECK(mm_error(c.text) == c.error);
+  }
+  CHECK(mm_error(real + "2 2 1\n1 1 1\n") == "no error");  // the table's own head is valid
+}
+
+TEST_CASE("a Matrix Market matrix declaring more than its text or the host can hold is refused before allocating") {
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n";
+  SUBCASE("an entry count larger than the file") {
+    CHECK(mm_error(head + "3 3 1000000000000\n1 2 1\n") ==
+          "t.mtx:2: the size line declares 1000000000000 entries; a file of 70 bytes holds at most 17 (an entry "
+          "line takes at least 4 bytes, \"1 1\\n\")");
+  }
+  SUBCASE("dimensions far beyond the entry count, unless allowed") {
+    CHECK(mm_error(head + "4294967295 4294967295 0\n") ==
+          "t.mtx:2: the size line declares 4294967295 x 4294967295 for 0 entries, more rows or columns than the "
+          "1048576 a matrix file may have (max(2^20, 16 x entries)); dimensions this sparse are accepted only with "
+          "matrix_read_options::allow_sparse_dimensions");
+    CHECK(mm_error(head + "% c\n3 2000000 1\n1 2 1\n").rfind("t.mtx:3: the size line declares 3 x 2000000 for 1 entry,", 0) ==
+          0);
+    CHECK(cdpkit::parse_matrix_market_matrix(head + "1048576 2 0\n", "m.mtx").rows == 1u << 20);
+    cdpkit::matrix_read_options sparse;
+    sparse.allow_sparse_dimensions = true;
+    const auto m = cdpkit::parse_matrix_market_matrix(head + "3000000 4 1\n2999999 4 1\n", "m.mtx", sparse);
+    CHECK(m.rows == 3000000u);
+    CHECK(m.row_length(2999998) == 1u);
+    sparse.max_dimension = 2999999;
+    CHECK(mm_error(head + "3000000 4 1\n1 1 1\n", sparse) ==
+          "t.mtx:2: the size line declares 3000000 x 4, more than the 2999999 rows or columns allowed "
+          "(matrix_read_options::max_dimension)");
+  }
+  SUBCASE("too little host memory for the entries and the CSR") {
+    cdpkit::matrix_read_options sparse;
+    sparse.allow_sparse_dimensions = true;
+    const host_memory_cap cap(1ull << 30);
+    CHECK(cdpkit::matrix_market_host_bytes(4000000000u, 2) > (1ull << 30));
+    CHECK(mm_error(head + "4000000000 4000000000 1\n1 1 1\n", sparse)
+              .rfind("t.mtx (4000000000 x 4000000000, 1 entries) needs", 0) == 0);
+  }
+  CHECK(cdpkit::matrix_market_host_bytes(10, 5) == 32u * 5 + 12u * 11);
+  CHECK(cdpkit::matrix_market_host_bytes(UINT64_MAX, 1) == UINT64_MAX);
+}
+
+TEST_CASE("Matrix Market matrix files are read from regular files under the size limit only") {
+  temp_dir dir;
+  const std::string path = dir.file("m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 4\n");
+  const auto m = cdpkit::read_matrix_market_matrix(path);
+  CHECK(m.name == path);
+  CHECK(m.values == floats{4});
+  cdpkit::matrix_read_options small;
+  small.max_file_bytes = 50;
+  CHECK(input_error_of([&] { return cdpkit::read_matrix_market_matrix(path, small); }) ==
+        path + ": the file is 58 bytes, more than the 50 bytes a matrix file may have "
+               "(matrix_read_options::max_file_bytes)");
+  CHECK(input_error_of([&] { return cdpkit::read_matrix_market_matrix(dir.path().string()); }) ==
+        dir.path().string() + ": is a directory, not a regular file; matrices are read from regular files only");
+  const std::string fifo = (dir.path() / "fifo.mtx").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH_AS(cdpkit::load_matrix(fifo), contains(fifo + ": is a FIFO, not a regular file"), cdpkit::input_error);
+  CHECK_THROWS_WITH_AS(cdpkit::read_matrix_market_matrix("/no/such.mtx"), doctest::Contains("/no/such.mtx: cannot open"),
+                       cdpkit::input_error);
+  const std::string bad = dir.file("bad.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 x\n");
+  CHECK(input_error_of([&] { return cdpkit::load_matrix(bad); }) == bad + ":3: value 'x' is not a number");
+}
+
+// --- generators ------------------------------------------------------------------------------
+
+TEST_CASE("the power-law matrix has the row-length tail of its RMAT graph") {
+  const auto m = cdpkit::make_power_law_matrix(12, 16, 7);
+  CHECK(m.name == "rmat:12:16");
+  CHECK(m.rows == 4096u);
+  CHECK(m.cols == 4096u);
+  CHECK_NOTHROW(cdpkit::check_csr_matrix(m));
+  cdpkit::csr_options directed;
+  directed.symmetrize = false;
+  const auto g = cdpkit::build_csr(cdpkit::make_rmat(12, 16, 7), directed);
+  REQUIRE(g.num_vertices == m.rows);
+  CHECK(m.row_offsets == g.offsets);
+  CHECK(m.col_indices == g.neighbors);
+  const double mean = static_cast<double>(m.nnz()) / m.rows;
+  CHECK(mean > 8.0);  // most of the 16 drawn per row survive the merge of repeats
+  CHECK(mean <= 16.0);
+  CHECK(m.max_row_length() > 10 * mean);  // the tail
+  std::uint32_t empty = 0;
+  for (std::uint32_t r = 0; r < m.rows; ++r) empty += m.row_length(r) == 0;
+  CHECK(empty > m.rows / 10);  // and the many empty rows of RMAT
+  CHECK(cdpkit::make_power_law_matrix(12, 16, 7).values == m.values);
+  CHECK(cdpkit::make_power_law_matrix(12, 16, 8).col_indices != m.col_indices);
+  CHECK(input_error_of([] { return cdpkit::make_power_law_matrix(0); }) ==
+        "make_power_law_matrix(log2_rows 0, 16 per row): log2_rows must be in [1, 31]");
+  CHECK(input_error_of([] { return cdpkit::make_power_law_matrix(10, 2000); }) ==
+        "make_power_law_matrix(log2_rows 10, 2000 per row): the entries per row must be in [1, 1024]");
+  CHECK(input_error_of([] { return cdpkit::make_power_law_matrix(31, 4); }) ==
+        "make_power_law_matrix(log2_rows 31, 4 per row): 8589934592 entries drawn; at most 4294967295");
+  const host_memory_cap cap(1ull << 30);
+  CHECK_THROWS_WITH_AS(cdpkit::make_power_law_matrix(26, 16), doctest::Contains("make_power_law_matrix(log2_rows 26, 16 per row) needs"),
+                       cdpkit::input_error);
+}
+
+TEST_CASE("the banded matrix holds every entry within the half bandwidth of the diagonal") {
+  struct shape {
+    std::uint32_t rows, half;
+  };
+  for (const auto s : {shape{0, 3}, shape{1, 0}, shape{1, 5}, shape{7, 2}, shape{7, 6}, shape{7, 100}, shape{100003, 3}}) {
+    CAPTURE(s.rows);
+    CAPTURE(s.half);
+    const auto m = cdpkit::make_banded_matrix(s.rows, s.half, 3);
+    CHECK_NOTHROW(cdpkit::check_csr_matrix(m));
+    CHECK(m.name == "banded:" + std::to_string(s.rows) + ":" + std::to_string(s.half));
+    std::uint64_t expected_nnz = 0;
+    bool rows_ok = true;
+    for (std::uint32_t r = 0; r < s.rows; ++r) {
+      const std::uint32_t first = r > s.half ? r - s.half : 0;
+      const auto last = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.rows - 1, std::uint64_t{r} + s.half));
+      expected_nnz += last - first + 1;
+      rows_ok = rows_ok && m.row_length(r) == last - first + 1 && m.col_indices[m.row_offsets[r]] == first &&
+                m.values[m.row_offsets[r]] == cdpkit::matrix_pattern_value(r, first, 3);
+    }
+    CHECK(rows_ok);
+    CHECK(m.nnz() == expected_nnz);
+  }
+  CHECK(cdpkit::make_banded_matrix(100, 1).max_row_length() == 3u);
+  CHECK(input_error_of([] { return cdpkit::make_banded_matrix(4294967295u, 4294967295u); }) ==
+        "make_banded_matrix(4294967295 rows, half bandwidth 4294967295): 18446744065119617025 entries; a CSR holds "
+        "at most 4294967295 (32-bit offsets)");
+  CHECK(input_error_of([] { return cdpkit::make_banded_matrix(2000000000u, 1); })
+            .find("5999999998 entries; a CSR holds at most") != std::string::npos);
+  const host_memory_cap cap(1ull << 20);
+  CHECK_THROWS_WITH_AS(cdpkit::make_banded_matrix(1000000, 10), doctest::Contains("needs"), cdpkit::input_error);
+}
+
+TEST_CASE("a graph becomes a pattern matrix with symmetric generated values") {
+  const auto g = cdpkit::load_graph("grid:5");
+  const auto m = cdpkit::matrix_from_graph(g, 9);
+  CHECK(m.rows == 25u);
+  CHECK(m.row_offsets == g.offsets);
+  CHECK(m.col_indices == g.neighbors);
+  CHECK_NOTHROW(cdpkit::check_csr_matrix(m));
+  for (std::uint32_t r = 0; r < m.rows; ++r)
+    for (auto k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) CHECK(m.values[k] == at(m, m.col_indices[k], r));
+  CHECK(cdpkit::matrix_from_graph(cdpkit::csr_graph{}).rows == 0u);
+}
+
+TEST_CASE("the generated vector and values are exact floats in their ranges and repeat per seed") {
+  for (const std::uint32_t n : {0u, 1u, 1000u, 100003u}) {
+    CAPTURE(n);
+    const auto x = cdpkit::make_spmv_vector(n, 4);
+    REQUIRE(x.size() == n);
+    bool ok = true;
+    for (float v : x) ok = ok && v >= -1.0f && v < 1.0f && std::ldexp(v, 23) == std::nearbyint(std::ldexp(v, 23));
+    CHECK(ok);
+    CHECK(cdpkit::make_spmv_vector(n, 4) == x);
+    if (n > 1) CHECK(cdpkit::make_spmv_vector(n, 5) != x);
+  }
+  const auto prefix = cdpkit::make_spmv_vector(10, 4), longer = cdpkit::make_spmv_vector(20, 4);
+  CHECK(std::equal(prefix.begin(), prefix.end(), longer.begin()));
+  for (std::uint32_t r : {0u, 1u, 77u, 4294967295u})
+    for (std::uint32_t c : {0u, 3u, 4294967294u}) {
+      const float v = cdpkit::matrix_pattern_value(r, c, 11);
+      CHECK(v >= 0.5f);
+      CHECK(v < 1.5f);
+      CHECK(v == cdpkit::matrix_pattern_value(c, r, 11));
+    }
+  CHECK(cdpkit::matrix_pattern_value(1, 2, 11) != cdpkit::matrix_pattern_value(1, 2, 12));
+}
+
+// --- matrix specs ----------------------------------------------------------------------------
+
+TEST_CASE("matrix specs load generators graphs and files and name the spec in their errors") {
+  CHECK(cdpkit::load_matrix("rmat:8").name == "rmat:8");
+  CHECK(cdpkit::load_matrix("rmat:8:4", 3).col_indices == cdpkit::make_power_law_matrix(8, 4, 3).col_indices);
+  CHECK(cdpkit::load_matrix("banded:2^10:2").rows == 1024u);
+  const auto g = cdpkit::load_matrix("graph:grid:3", 2);
+  CHECK(g.name == "graph:grid:3");
+  CHECK(g.values == cdpkit::matrix_from_graph(cdpkit::load_graph("grid:3"), 2).values);
+  temp_dir dir;
+  const std::string path = dir.file("a.MTX", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
+  CHECK(cdpkit::load_matrix(path).name == path);
+  CHECK(cdpkit::load_matrix("mtx:" + path).nnz() == 1u);
+  CHECK(cdpkit::load_matrix("graph:" + dir.file("e.txt", "0 1\n1 2\n")).nnz() == 4u);
+
+  struct bad {
+    const char* spec;
+    const char* error;
+  };
+  for (const auto& b : {
+           bad{"rmat:abc", "matrix spec 'rmat:abc': log2 of the rows 'abc' is not a non-negative integer (or 2^K)"},
+           bad{"rmat", "matrix spec 'rmat': expected rmat:LOG2_ROWS or rmat:LOG2_ROWS:AVG"},
+           bad{"rmat:40", "matrix spec 'rmat:40': log2 of the rows 40 is larger than 31"},
+           bad{"rmat:0", "matrix spec 'rmat:0': make_power_law_matrix(log2_rows 0, 16 per row): log2_rows must be in "
+                         "[1, 31]"},
+           bad{"rmat:10:0", "matrix spec 'rmat:10:0': make_power_law_matrix(log2_rows 10, 0 per row): the entries per "
+                            "row must be in [1, 1024]"},
+           bad{"banded:10", "matrix spec 'banded:10': expected banded:ROWS:HALF_BANDWIDTH"},
+           bad{"banded:2^32:1", "matrix spec 'banded:2^32:1': row count 4294967296 is larger than 4294967295"},
+           bad{"banded:4294967295:4294967295",
+               "matrix spec 'banded:4294967295:4294967295': make_banded_matrix(4294967295 rows, half bandwidth "
+               "4294967295): 18446744065119617025 entries; a CSR holds at most 4294967295 (32-bit offsets)"},
+           bad{"graph:", "matrix spec 'graph:': expected graph:GRAPH_SPEC (a graph spec or file, see load_graph)"},
+           bad{"graph:rmat:x", "matrix spec 'graph:rmat:x': graph spec 'rmat:x': 'x' is not a number in range"},
+           bad{"mtx:", "matrix spec 'mtx:': expected mtx:PATH"},
+           bad{"dense:4", "matrix spec 'dense:4': unknown kind 'dense' (expected rmat:LOG2_ROWS[:AVG], "
+                          "banded:ROWS:HALF_BANDWIDTH, graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)"},
+           bad{"matrix.txt", "matrix spec 'matrix.txt': unknown kind 'matrix.txt' (expected rmat:LOG2_ROWS[:AVG], "
+                             "banded:ROWS:HALF_BANDWIDTH, graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)"},
+       }) {
+    CAPTURE(b.spec);
+    CHECK(input_error_of([&] { return cdpkit::load_matrix(b.spec); }) == b.error);
+  }
+  CHECK_THROWS_WITH_AS(cdpkit::load_matrix("mtx:/no/such/file"), doctest::Contains("/no/such/file: cannot open"),
+                       cdpkit::input_error);
+  CHECK_THROWS_WITH_AS(cdpkit::load_matrix("graph:/no/such/graph.txt"),
+                       doctest::Contains("matrix spec 'graph:/no/such/graph.txt': /no/such/graph.txt: cannot open"),
+                       cdpkit::input_error);
+}
+
+// --- the CPU reference and its checker -------------------------------------------------------
+
+TEST_CASE("the CPU reference equals a hand-computed product") {
+  // [ 1  0  2  ]   [ 1 ]   [ -7 ]
+  // [ 0  0  0  ] x [ 2 ] = [  0 ]
+  // [-1  3  .5 ]   [-4 ]   [  3 ]
+  cdpkit::csr_matrix a;
+  a.rows = a.cols = 3;
+  a.row_offsets = {0, 2, 2, 5};
+  a.col_indices = {0, 2, 0, 1, 2};
+  a.values = {1, 2, -1, 3, 0.5f};
+  a.name = "hand";
+  CHECK_NOTHROW(cdpkit::check_csr_matrix(a));
+  CHECK(cdpkit::spmv_reference(a, {1, 2, -4}) == std::vector<double>{-7, 0, 3});
+  CHECK(input_error_of([&] { return cdpkit::spmv_reference(a, {1, 2}); }) ==
+        "spmv_reference: x has 2 entries, the matrix 3 columns");
+  // a rectangular one, through the reader
+  const auto r = cdpkit::parse_matrix_market_matrix("%%MatrixMarket matrix coordinate real general\n2 4 3\n1 4 2\n2 1 0.25\n2 3 -1\n",
+                                                    "r.mtx");
+  CHECK(cdpkit::spmv_reference(r, {4, 100, 8, 0.5f}) == std::vector<double>{1, -7});
+  // the products are exact in double: 24-bit values times 24-bit inputs
+  const auto big = cdpkit::make_banded_matrix(5, 1, 2);
+  const auto x = cdpkit::make_spmv_vector(5, 2);
+  const auto y = cdpkit::spmv_reference(big, x);
+  CHECK(y[0] == static_cast<double>(big.values[0]) * x[0] + static_cast<double>(big.values[1]) * x[1]);
+}
+
+TEST_CASE("the checker flags a row off by more than the tolerance and accepts reordered float sums") {
+  SUBCASE("the tolerance is relative to the row's magnitude, at least 1") {
+    cdpkit::csr_matrix a;
+    a.rows = 2;
+    a.cols = 3;
+    a.row_offsets = {0, 3, 3};  // row 1 is empty
+    a.col_indices = {0, 1, 2};
+    a.values = {1, 1, 1};
+    const floats x{1, -1, 3};  // y0 = 3, magnitude 5: tolerance 5e-4
+    const std::vector<double> expected = cdpkit::spmv_reference(a, x);
+    CHECK(cdpkit::spmv_mismatches(a, x, {3.0f, 0.0f}, expected) == 0u);
+    CHECK(cdpkit::spmv_mismatches(a, x, {3.0004f, 0.0f}, expected) == 0u);
+    CHECK(cdpkit::spmv_mismatches(a, x, {3.0006f, 0.0f}, expected) == 1u);
+    CHECK(cdpkit::spmv_mismatches(a, x, {3.0f, 0.00009f}, expected) == 0u);  // an empty row: tolerance 1e-4
+    std::string first;
+    CHECK(cdpkit::spmv_mismatches(a, x, {2.9f, 0.0002f}, expected, 1e-4, &first) == 2u);
+    CHECK(first.rfind("row 0 (3 entries): got 2.9", 0) == 0);
+    CHECK(first.find("expected 3, off by") != std::string::npos);
+    CHECK(first.find("> tolerance 0.0005 (0.0001 x max(1, sum |a x| = 5))") != std::string::npos);
+    CHECK(cdpkit::spmv_mismatches(a, x, {std::nanf(""), 0.0f}, expected) == 1u);
+    CHECK(cdpkit::spmv_mismatches(a, x, {INFINITY, 0.0f}, expected) == 1u);
+    CHECK(cdpkit::spmv_mismatches(a, x, {3.0006f, 0.0f}, expected, 1e-3) == 0u);
+    CHECK(input_error_of([&] { return cdpkit::spmv_mismatches(a, x, {3.0f}, expected); }) ==
+          "spmv_mismatches: got has 1 entries, the matrix 2 rows");
+    CHECK(input_error_of([&] { return cdpkit::spmv_mismatches(a, {1, 2}, {3.0f, 0.0f}, expected); }) ==
+          "spmv_mismatches: x has 2 entries, the matrix 3 columns");
+  }
+  SUBCASE("float sums in any order pass; a dropped product fails") {
+    for (const char* spec : {"rmat:14:16", "banded:10000:40"}) {
+      CAPTURE(spec);
+      const auto a = cdpkit::load_matrix(spec, 5);
+      const auto x = cdpkit::make_spmv_vector(a.cols, 6);
+      const auto expected = cdpkit::spmv_reference(a, x);
+      CHECK(cdpkit::spmv_mismatches(a, x, float_spmv(a, x, forward_sum), expected) == 0u);
+      CHECK(cdpkit::spmv_mismatches(a, x, float_spmv(a, x, backward_sum), expected) == 0u);
+      CHECK(cdpkit::spmv_mismatches(a, x, float_spmv(a, x, [](const auto& p) { return pairwise_sum(p.data(), p.size()); }),
+                                    expected) == 0u);
+      CHECK(cdpkit::spmv_mismatches(a, x, float_spmv(a, x, strided_sum), expected) == 0u);
+      // Drop the largest product of one row of ordinary length: the row, and only it, fails.
+      auto y = float_spmv(a, x, forward_sum);
+      std::uint32_t row = 0;
+      while (a.row_length(row) < 4 || a.row_length(row) > 200) ++row;
+      float largest = 0;
+      for (auto k = a.row_offsets[row]; k < a.row_offsets[row + 1]; ++k)
+        largest = std::max(largest, std::fabs(a.values[k] * x[a.col_indices[k]]));
+      REQUIRE(largest > 0.01f);
+      y[row] -= std::copysign(largest, 1.0f);  // as if the product was missing, or its sign wrong
+      std::string first;
+      CHECK(cdpkit::spmv_mismatches(a, x, y, expected, cdpkit::spmv_default_rel_tol, &first) == 1u);
+      CHECK(first.rfind("row " + std::to_string(row) + " ", 0) == 0);
+    }
+  }
+}
+
+TEST_CASE("check_csr_matrix names the broken invariant") {
+  const auto good = [] {
+    cdpkit::csr_matrix m;
+    m.rows = 2;
+    m.cols = 3;
+    m.row_offsets = {0, 2, 3};
+    m.col_indices = {0, 2, 1};
+    m.values = {1, 2, 3};
+    m.name = "m";
+    return m;
+  };
+  CHECK_NOTHROW(cdpkit::check_csr_matrix(good()));
+  CHECK_NOTHROW(cdpkit::check_csr_matrix(cdpkit::csr_matrix{}));
+  struct broken {
+    std::function<void(cdpkit::csr_matrix&)> edit;
+    const char* error;
+  };
+  for (const auto& b : std::vector<broken>{
+           {[](auto& m) { m.row_offsets.pop_back(); }, "m: 2 row offsets for 2 rows (rows + 1 expected)"},
+           {[](auto& m) { m.values.pop_back(); }, "m: 2 values for 3 column indices"},
+           {[](auto& m) { m.row_offsets[0] = 1; }, "m: the first row offset is not 0"},
+           {[](auto& m) { m.row_offsets[2] = 2; }, "m: the last row offset 2 is not the 3 stored entries"},
+           {[](auto& m) { m.row_offsets[1] = 4; }, "m: row 1: its offsets decrease (4 then 3)"},
+           {[](auto& m) { m.col_indices[1] = 3; }, "m: row 0: column 3 >= the column count 3"},
+           {[](auto& m) { m.col_indices[1] = 0; }, "m: row 0: columns not strictly increasing (0 then 0)"},
+           {[](auto& m) { m.values[2] = INFINITY; }, "m: row 1: a value that is not finite at column 1"},
+           {[](auto& m) { m.name.clear(), m.values[0] = std::nanf(""); }, "csr_matrix: row 0: a value that is not finite at column 0"},
+       }) {
+    auto m = good();
+    b.edit(m);
+    CHECK(input_error_of([&] {
+            cdpkit::check_csr_matrix(m);
+            return 0;
+          }) == b.error);
+  }
+}
+
+// --- the shared real graphs as pattern matrices ------------------------------------------------
+
+namespace {
+const std::filesystem::path shared_graphs = CDPKIT_SHARED_DATA_DIR "/graphs";
+bool shared_graphs_available() {
+  static const bool available = [] {
+    const bool ok = std::filesystem::exists(shared_graphs / "facebook_combined.txt");
+    if (!ok)
+      std::fprintf(stderr, "cdpkit tests: %s not found; the SpMV cases on the shared real graphs are skipped\n",
+                   shared_graphs.string().c_str());
+    return ok;
+  }();
+  return available;
+}
+}  // namespace
+
+TEST_CASE("the shared real graphs read in place as pattern matrices" * doctest::skip(!shared_graphs_available())) {
+  struct expected {
+    const char* file;
+    std::uint32_t rows;  // max id + 1
+    std::uint64_t nnz;   // symmetrized, without self loops and duplicates (graph_test's counts)
+  };
+  for (const auto& e : {expected{"facebook_combined.txt", 4039, 2 * 88234ull}, expected{"ca-GrQc.txt", 26197, 2 * 14484ull},
+                        expected{"USpowerGrid.txt", 4942, 2 * 6594ull}, expected{"p2p-Gnutella08.txt", 6301, 2 * 20777ull}}) {
+    CAPTURE(e.file);
+    const std::string spec = "graph:" + (shared_graphs / e.file).string();
+    const auto a = cdpkit::load_matrix(spec);
+    CHECK(a.name == spec);
+    CHECK(a.rows == e.rows);
+    CHECK(a.cols == e.rows);
+    CHECK(a.nnz() == e.nnz);
+    CHECK_NOTHROW(cdpkit::check_csr_matrix(a));
+    const auto x = cdpkit::make_spmv_vector(a.cols);
+    const auto expected_y = cdpkit::spmv_reference(a, x);
+    CHECK(cdpkit::spmv_mismatches(a, x, float_spmv(a, x, strided_sum), expected_y) == 0u);
+  }
+  const auto fb = cdpkit::load_matrix("graph:" + (shared_graphs / "facebook_combined.txt").string());
+  CHECK(fb.max_row_length() == 1045u);
+}
