@@ -7,6 +7,7 @@
 #ifndef CDPKIT_NO_SAMPLES  // built without the samples (CDPKIT_BUILD_SAMPLES=OFF): nothing to run
 
 #include "gpu.hpp"
+#include "temp_dir.hpp"
 
 #include <sys/wait.h>
 
@@ -43,6 +44,7 @@ const std::string l2c = CDPKIT_SAMPLE_LOOP_TO_CHILD;
 const std::string bfs = CDPKIT_SAMPLE_BFS;
 const std::string tree = CDPKIT_SAMPLE_TREE;
 const std::string quadtree = CDPKIT_SAMPLE_QUADTREE;
+const std::string spmv = CDPKIT_SAMPLE_SPMV;
 
 }  // namespace
 
@@ -94,11 +96,33 @@ TEST_CASE("a bad tree or point spec, or a file that is not one, is one line nami
   }
 }
 
+TEST_CASE("a bad matrix spec, or a file that is not a Matrix Market matrix, is one line naming the program and "
+          "exit 2") {
+  const cdpkit_test::temp_dir dir;
+  const std::string bad_mtx =  // row 4 of a 3 x 3 matrix
+      dir.file("bad.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n4 1 2.0\n");
+  for (const auto& [command, needle] :
+       {std::pair{spmv + " --matrix rmat:99", std::string("rmat:99")},
+        std::pair{spmv + " --matrix mesh:10", std::string("mesh:10")},
+        std::pair{spmv + " --matrix mtx:/nonexistent.mtx", std::string("/nonexistent.mtx")},
+        std::pair{spmv + " --matrix " + bad_mtx, bad_mtx + ":4:"},
+        std::pair{spmv + " --variant all,csr_vector", std::string("'csr_vector'")}}) {
+    CAPTURE(command);
+    const auto r = run(command);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind("spmv: ", 0) == 0);
+    CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
+    CHECK(lines(r.output) == 1u);
+    CHECK(r.output.find(".cpp:") == std::string::npos);
+  }
+}
+
 TEST_CASE("every program answers --version with its name and the cdpkit version, exit 0") {
   for (const auto& [program, name] : {std::pair{l2c, std::string("loop_to_child (cdpkit ")},
                                       std::pair{bfs, std::string("bfs (cdpkit ")},
                                       std::pair{tree, std::string("tree (cdpkit ")},
-                                      std::pair{quadtree, std::string("quadtree (cdpkit ")}}) {
+                                      std::pair{quadtree, std::string("quadtree (cdpkit ")},
+                                      std::pair{spmv, std::string("spmv (cdpkit ")}}) {
     const auto r = run(program + " --version");
     CHECK(r.exit_code == 0);
     CHECK(r.output.rfind(name, 0) == 0);
@@ -126,7 +150,7 @@ TEST_CASE("--variant takes a comma-separated list and names the bad entry") {
 TEST_CASE("without a GPU a program says so in one line and exits 3" *
           doctest::skip(cdpkit_test::gpu_available())) {
   for (const std::string& program :
-       {l2c, bfs, tree + " --tree kary:2:3", quadtree + " --points uniform:100"}) {
+       {l2c, bfs, tree + " --tree kary:2:3", quadtree + " --points uniform:100", spmv + " --matrix banded:100:2"}) {
     CAPTURE(program);
     const auto r = run(program + " --reps 1");
     CHECK(r.exit_code == 3);

@@ -1,0 +1,216 @@
+// Sparse matrix-vector products on the GPU (cdpkit/spmv.hpp): for_each_segment over the rows, one
+// atomic add per nonzero, under every loop-to-child policy; and cuSPARSE's cusparseSpMV.
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/loop_to_child/frontier.cuh>
+#include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/spmv.hpp>
+#include <cdpkit/wait.hpp>
+
+#include <cusparse.h>
+
+#include <algorithm>
+#include <string>
+
+namespace cdpkit {
+
+namespace {
+
+/// A cuSPARSE call that fails is a cdpkit::cuda_error naming the call and cuSPARSE's reason.
+#define CDPKIT_CUSPARSE_TRY(call)                                                                   \
+  do {                                                                                              \
+    const cusparseStatus_t cdpkit_status_ = (call);                                                 \
+    if (cdpkit_status_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+      throw ::cdpkit::cuda_error(cudaErrorUnknown,                                                  \
+                                 std::string(#call) + " failed: " + cusparseGetErrorName(cdpkit_status_) + \
+                                     " (" + cusparseGetErrorString(cdpkit_status_) + ")",          \
+                                 __FILE__, __LINE__);                                               \
+  } while (0)
+
+/// Item (r, k): row r's nonzero k into y[r].
+struct spmv_item_op {
+  const std::uint32_t* col;
+  const float* val;
+  const float* x;
+  float* y;
+  __device__ void operator()(std::uint32_t r, std::uint32_t k) const { atomicAdd(&y[r], val[k] * __ldg(&x[col[k]])); }
+};
+
+constexpr spmv_variant variant_order[] = {spmv_variant::serial_loop,     spmv_variant::child_per_thread,
+                                          spmv_variant::thresholded,     spmv_variant::warp_aggregated,
+                                          spmv_variant::block_aggregated, spmv_variant::flat_balanced,
+                                          spmv_variant::cusparse};
+
+}  // namespace
+
+// ---- names and options ---------------------------------------------------------------------------
+
+const char* to_string(spmv_variant v) noexcept {
+  switch (v) {
+    case spmv_variant::serial_loop: return "serial_loop";
+    case spmv_variant::child_per_thread: return "child_per_thread";
+    case spmv_variant::thresholded: return "thresholded";
+    case spmv_variant::warp_aggregated: return "warp_aggregated";
+    case spmv_variant::block_aggregated: return "block_aggregated";
+    case spmv_variant::flat_balanced: return "flat_balanced";
+    case spmv_variant::cusparse: return "cusparse";
+  }
+  return "?";
+}
+
+const std::vector<spmv_variant>& all_spmv_variants() {
+  static const std::vector<spmv_variant> all(std::begin(variant_order), std::end(variant_order));
+  return all;
+}
+
+spmv_variant parse_spmv_variant(const std::string& name) {
+  std::string choices;
+  for (const spmv_variant v : all_spmv_variants()) {
+    if (name == to_string(v)) return v;
+    choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
+  }
+  throw input_error("unknown SpMV variant '" + name + "' (expected one of " + choices + ")");
+}
+
+loop_policy spmv_options::policy() const {
+  loop_policy p;
+  switch (variant) {
+    case spmv_variant::child_per_thread: p = loop_policy::child_per_thread(stream); break;
+    case spmv_variant::thresholded: p = loop_policy::thresholded(threshold, stream); break;
+    case spmv_variant::warp_aggregated: p = loop_policy::warp_aggregated(threshold, stream); break;
+    case spmv_variant::block_aggregated: p = loop_policy::block_aggregated(threshold, stream); break;
+    case spmv_variant::flat_balanced: p = loop_policy::flat_balanced(); break;
+    default: p = loop_policy::serial(); break;
+  }
+  p.child_block_threads = child_block_threads;
+  return p;
+}
+
+// ---- device_csr_matrix ------------------------------------------------------------------------
+
+device_csr_matrix::device_csr_matrix(const csr_matrix& a) : rows_(a.rows), cols_(a.cols), nnz_(a.nnz()) {
+  CDPKIT_NVTX_SCOPE("spmv::upload");
+  require_device_memory(nnz_ * 8 + (std::uint64_t{rows_} + 1) * 4 + 64,
+                        "device_csr_matrix (" + std::to_string(rows_) + " rows, " + std::to_string(nnz_) +
+                            " nonzeros)");
+  const auto upload = [](auto& owner, const auto& host) {
+    using T = std::remove_const_t<std::remove_reference_t<decltype(host[0])>>;
+    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(owner), sizeof(T) * std::max<std::size_t>(host.size(), 1)));
+    if (!host.empty())
+      CDPKIT_CUDA_TRY(cudaMemcpy(owner.get(), host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice));
+  };
+  upload(d_offsets_, a.row_offsets);
+  upload(d_cols_, a.col_indices);
+  upload(d_values_, a.values);
+}
+
+// ---- spmv_engine ------------------------------------------------------------------------------
+
+/// cuSPARSE's handle, the matrix and vector descriptors and the work buffer of cusparseSpMV.
+struct spmv_engine::cusparse_state {
+  cusparseHandle_t handle = nullptr;
+  cusparseSpMatDescr_t a = nullptr;
+  cusparseDnVecDescr_t x = nullptr;
+  cusparseDnVecDescr_t y = nullptr;
+  detail::unique_device_ptr<unsigned char[]> buffer;
+  ~cusparse_state() {  // (destroy calls do not fail on valid objects; nothing to report from here)
+    if (y != nullptr) (void)cusparseDestroyDnVec(y);
+    if (x != nullptr) (void)cusparseDestroyDnVec(x);
+    if (a != nullptr) (void)cusparseDestroySpMat(a);
+    if (handle != nullptr) (void)cusparseDestroy(handle);
+  }
+};
+
+spmv_engine::spmv_engine(const device_csr_matrix& a) : a_(&a) {
+  require_device_memory((std::uint64_t{a.rows()} + a.cols()) * 4 + 64,
+                        "spmv_engine (" + std::to_string(a.rows()) + " rows, " + std::to_string(a.cols()) + " columns)");
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_x_), sizeof(float) * std::max<std::uint32_t>(a.cols(), 1)));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_y_), sizeof(float) * std::max<std::uint32_t>(a.rows(), 1)));
+}
+
+spmv_engine::~spmv_engine() = default;
+spmv_engine::spmv_engine(spmv_engine&&) noexcept = default;
+spmv_engine& spmv_engine::operator=(spmv_engine&&) noexcept = default;
+
+void spmv_engine::set_x(const std::vector<float>& x) {
+  if (x.size() != a_->cols())
+    throw input_error("spmv_engine::set_x: x has " + std::to_string(x.size()) + " entries, the matrix " +
+                      std::to_string(a_->cols()) + " columns");
+  if (!x.empty()) CDPKIT_CUDA_TRY(cudaMemcpy(d_x_.get(), x.data(), sizeof(float) * x.size(), cudaMemcpyHostToDevice));
+  have_x_ = true;
+}
+
+spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime, cudaStream_t stream) {
+  CDPKIT_NVTX_SCOPE_PAYLOAD("spmv::run", static_cast<std::uint32_t>(options.variant));
+  if (!have_x_) throw input_error("spmv_engine::run: no x given (call set_x first)");
+  const device_csr_matrix& a = *a_;
+  spmv_stats stats;
+  ran_ = true;
+  if (a.rows() == 0) return stats;
+  if (options.variant == spmv_variant::cusparse) {
+    if (a.nnz() > 0x7fffffffull || a.rows() > 0x7fffffffu || a.cols() > 0x7fffffffu)
+      throw input_error("spmv: the cusparse variant takes at most 2^31 - 1 rows, columns and nonzeros (its "
+                        "32-bit indices are signed); this matrix has " + std::to_string(a.rows()) + " rows, " +
+                        std::to_string(a.cols()) + " columns, " + std::to_string(a.nnz()) + " nonzeros");
+    if (!cusparse_) {
+      CDPKIT_NVTX_SCOPE("spmv::cusparse setup");
+      auto s = std::make_unique<cusparse_state>();
+      CDPKIT_CUSPARSE_TRY(cusparseCreate(&s->handle));
+      // cuSPARSE takes non-const pointers; it does not write the matrix or x
+      CDPKIT_CUSPARSE_TRY(cusparseCreateCsr(&s->a, a.rows(), a.cols(), static_cast<std::int64_t>(a.nnz()),
+                                            const_cast<std::uint32_t*>(a.d_row_offsets()),
+                                            const_cast<std::uint32_t*>(a.d_col_indices()),
+                                            const_cast<float*>(a.d_values()), CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+      CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&s->x, a.cols(), d_x_.get(), CUDA_R_32F));
+      CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&s->y, a.rows(), d_y_.get(), CUDA_R_32F));
+      const float alpha = 1.0f, beta = 0.0f;
+      std::size_t bytes = 0;
+      CDPKIT_CUSPARSE_TRY(cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s->a, s->x,
+                                                  &beta, s->y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
+      if (bytes > 0) {
+        require_device_memory(bytes, "cusparseSpMV's work buffer");
+        CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(s->buffer), bytes));
+      }
+      cusparse_ = std::move(s);
+    }
+    const float alpha = 1.0f, beta = 0.0f;
+    CDPKIT_CUSPARSE_TRY(cusparseSetStream(cusparse_->handle, stream));
+    CDPKIT_CUSPARSE_TRY(cusparseSpMV(cusparse_->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, cusparse_->a,
+                                     cusparse_->x, &beta, cusparse_->y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT,
+                                     cusparse_->buffer.get()));
+    CDPKIT_WAIT_STREAM(stream, runtime, "spmv::cusparse");
+    return stats;
+  }
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(d_y_.get(), 0, sizeof(float) * a.rows(), stream));
+  const segments_view rows{a.d_row_offsets(), a.d_row_offsets() + 1, a.rows()};
+  const segment_result r =
+      for_each_segment(rows, loop_to_child::no_pre_op{},
+                       spmv_item_op{a.d_col_indices(), a.d_values(), d_x_.get(), d_y_.get()}, options.policy(),
+                       runtime, stream);
+  stats.threshold = r.threshold;
+  stats.threshold_auto = r.threshold_auto;
+  return stats;
+}
+
+std::vector<float> spmv_engine::y() const {
+  std::vector<float> y;
+  if (!ran_) return y;
+  wait_for_device("spmv_engine::y", nullptr, __FILE__, __LINE__);
+  y.resize(a_->rows());
+  if (!y.empty())
+    CDPKIT_CUDA_TRY(cudaMemcpy(y.data(), d_y_.get(), sizeof(float) * y.size(), cudaMemcpyDeviceToHost));
+  return y;
+}
+
+std::vector<float> spmv_gpu(const device_csr_matrix& a, const std::vector<float>& x, const spmv_options& options,
+                            launch_runtime& runtime) {
+  spmv_engine engine(a);
+  engine.set_x(x);
+  (void)engine.run(options, runtime);
+  return engine.y();
+}
+
+}  // namespace cdpkit
