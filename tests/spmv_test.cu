@@ -1,7 +1,8 @@
 // SpMV on the GPU: every variant (the loop-to-child policies over the rows and cuSPARSE) equals the
 // double-precision CPU reference within spmv_mismatches' tolerance, on power-law, banded, graph and
-// Matrix Market matrices, on rows far longer than a block and on empty rows; thresholds as given;
-// bad arguments refused.
+// Matrix Market matrices, on rows far longer than a block and on empty rows, and counts every
+// nonzero exactly once (values and x of 1: exact sums); y is poisoned with NaN before every run;
+// thresholds as given; bad arguments refused.
 
 #include <doctest/doctest.h>
 
@@ -35,12 +36,45 @@ void check_all_variants(const cdpkit::csr_matrix& a, const std::string& name) {
       CAPTURE(rep);
       cdpkit::spmv_options o;
       o.variant = v;
+      engine.poison_y();  // NaN: a run that writes nothing, or misses a row, fails
       const cdpkit::spmv_stats stats = engine.run(o);
       std::string first;
       CHECK_MESSAGE(cdpkit::spmv_mismatches(a, x, engine.y(), expected, cdpkit::spmv_default_rel_tol, &first) == 0u,
                     first);
       CHECK(stats.threshold.has_value() == (cdpkit::uses_cdp(v) && a.rows > 0));
     }
+  }
+}
+
+/// Every variant computes y exactly on `a` with every value 1 and x = 1: every partial sum is an
+/// integer below 2^24, exact in float in any order, so y[r] must be row r's length, bit for bit
+/// (a lost or repeated product anywhere, even in a row of 2^20, is caught).
+void check_all_variants_exactly(cdpkit::csr_matrix a, const std::string& name) {
+  REQUIRE(a.max_row_length() < (1u << 24));
+  a.values.assign(a.values.size(), 1.0f);
+  const std::vector<float> x(a.cols, 1.0f);
+  std::vector<float> expected(a.rows);
+  for (std::uint32_t r = 0; r < a.rows; ++r) expected[r] = static_cast<float>(a.row_length(r));
+  const cdpkit::device_csr_matrix da(a);
+  cdpkit::spmv_engine engine(da);
+  engine.set_x(x);
+  for (const spmv_variant v : cdpkit::all_spmv_variants()) {
+    CAPTURE(name);
+    CAPTURE(std::string(cdpkit::to_string(v)));
+    cdpkit::spmv_options o;
+    o.variant = v;
+    engine.poison_y();
+    (void)engine.run(o);
+    const std::vector<float> y = engine.y();
+    std::uint64_t bad = 0;
+    std::uint32_t first = a.rows;
+    for (std::uint32_t r = 0; r < a.rows; ++r)
+      if (!(y[r] == expected[r])) {
+        ++bad;
+        if (first == a.rows) first = r;
+      }
+    CHECK_MESSAGE(bad == 0u, "first wrong row " << first << ": " << (first < a.rows ? y[first] : 0.0f) << " for "
+                                                 << (first < a.rows ? expected[first] : 0.0f));
   }
 }
 
@@ -71,6 +105,12 @@ TEST_CASE("every SpMV variant equals the double-precision reference on generated
   check_all_variants(cdpkit::load_matrix("rmat:12:64"), "rmat:12:64");
   check_all_variants(cdpkit::load_matrix("banded:20000:7"), "banded:20000:7");
   check_all_variants(cdpkit::load_matrix("graph:grid:64"), "graph:grid:64");
+}
+
+TEST_CASE("every SpMV variant counts every nonzero exactly once, on a hub row of 2^20 nonzeros and a power-law "
+          "matrix" * CDPKIT_GPU_CASE) {
+  check_all_variants_exactly(hub_matrix(5000, 1u << 20), "a hub row of 2^20 nonzeros");
+  check_all_variants_exactly(cdpkit::load_matrix("rmat:16"), "rmat:16");
 }
 
 TEST_CASE("every SpMV variant equals the reference on a hub row of 2^20 nonzeros, on empty rows and on no rows" *
@@ -134,7 +174,8 @@ TEST_CASE("an SpMV threshold given is the threshold used, and T = 2^31 launches 
   }
 }
 
-TEST_CASE("an SpMV engine refuses an x of the wrong size and a run without x" * CDPKIT_GPU_CASE) {
+TEST_CASE("an SpMV engine refuses an x of the wrong size, a run without x, a bad block size and a broken matrix" *
+          CDPKIT_GPU_CASE) {
   const cdpkit::csr_matrix a = cdpkit::load_matrix("banded:100:2");
   const cdpkit::device_csr_matrix da(a);
   cdpkit::spmv_engine engine(da);
@@ -147,6 +188,12 @@ TEST_CASE("an SpMV engine refuses an x of the wrong size and a run without x" * 
   o.child_block_threads = 100;
   engine.set_x(std::vector<float>(100, 1.0f));
   CHECK_THROWS_AS(engine.run(o), cdpkit::input_error);
+  o.variant = spmv_variant::cusparse;  // checked whatever the variant
+  CHECK_THROWS_AS(engine.run(o), cdpkit::input_error);
+  CHECK(engine.y().empty());  // no run has succeeded
+  cdpkit::csr_matrix broken = a;
+  broken.col_indices[3] = 100;  // a column past the last
+  CHECK_THROWS_AS(cdpkit::device_csr_matrix{broken}, cdpkit::input_error);
 }
 
 TEST_CASE("SpMV variants are named, parsed and refused by name") {

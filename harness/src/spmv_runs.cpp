@@ -23,7 +23,8 @@ std::vector<spmv_run> run_spmv_variants(const spmv_case& c, const device_csr_mat
   for (const spmv_options& o : runs) {
     spmv_stats stats;
     auto m = harness::measure(
-        runtime, [&](cudaStream_t s) { stats = engine.run(o, runtime, s); }, {},
+        runtime, [&](cudaStream_t s) { stats = engine.run(o, runtime, s); },
+        [&](cudaStream_t s) { engine.poison_y(s); },  // untimed: a run that writes nothing fails its check
         [&] { return spmv_mismatches(*c.a, c.x, engine.y(), c.expected); }, reps, /*traced=*/true, nullptr,
         collector, std::string("spmv::") + to_string(o.variant));
     out.push_back({o, std::move(m), stats});

@@ -90,6 +90,7 @@ bench_row to_bench_row(const tree_case& c, const tree_run& r) {
   if (r.options.variant == tree_variant::device_driver) {
     row.params["device_levels"] = r.stats.device_levels;
     row.params["handed_back"] = r.stats.driver_handed_back;
+    if (r.options.op == tree_op::bottom_up) row.params["host_added_levels"] = r.stats.host_added_levels;
   }
   row.n = c.t->num_nodes();
   row.work = c.t->num_nodes();

@@ -8,9 +8,9 @@
 // into y[r] with an atomic add (the policies decide which thread or child grid does it; y starts
 // at zero). So the sums' order, and with it the last bits of y, varies from run to run and policy
 // to policy: results are checked against the double-precision reference with spmv_mismatches'
-// relative tolerance (cdpkit/sparse_matrix.hpp). cuSPARSE accumulates each row in registers and
-// writes it once: the atomics are the price of the generic transformation, and the benchmark shows
-// it.
+// relative tolerance (cdpkit/sparse_matrix.hpp). An atomic per nonzero is what the generic
+// transformation's contract (an item operation sees one item) costs; bench/spmv_bench measures how
+// much against cuSPARSE.
 //
 // Launch sites: loop-to-child's own (loop_to_child.<policy>), since these are its launches.
 
@@ -75,9 +75,11 @@ struct spmv_stats {
 /// A CSR matrix in device memory. Move-only RAII (defaulted moves).
 class device_csr_matrix {
  public:
-  /// Copies `a` (which must keep csr_matrix's invariants: what cdpkit/sparse_matrix.hpp makes
-  /// does) to the current device. Throws cdpkit::input_error when the device has not enough free
-  /// memory (8 bytes per nonzero + 4 per row), cdpkit::cuda_error when a CUDA call fails.
+  /// Copies `a` to the current device. Throws cdpkit::input_error when `a` breaks csr_matrix's
+  /// invariants (check_csr_matrix: a bad offset or column would be an out-of-bounds read on the
+  /// device) or the device has not enough free memory (8 bytes per nonzero + 4 per row),
+  /// cdpkit::cuda_error when a CUDA call fails. Engines keep a pointer to it: it must not be moved
+  /// or destroyed while an engine uses it.
   explicit device_csr_matrix(const csr_matrix& a);
 
   [[nodiscard]] std::uint32_t rows() const noexcept { return rows_; }
@@ -101,7 +103,8 @@ class device_csr_matrix {
 class spmv_engine {
  public:
   /// Throws cdpkit::input_error when the device has not enough free memory (4 bytes per row and
-  /// column), cdpkit::cuda_error on allocation failure. `a` must outlive the engine.
+  /// column), cdpkit::cuda_error on allocation failure. `a` must outlive the engine and stay where
+  /// it is (not moved from). A moved-from engine may only be destroyed or assigned to.
   explicit spmv_engine(const device_csr_matrix& a);
   ~spmv_engine();
   spmv_engine(spmv_engine&&) noexcept;
@@ -118,8 +121,13 @@ class spmv_engine {
   spmv_stats run(const spmv_options& options, launch_runtime& runtime = default_runtime(),
                  cudaStream_t stream = nullptr);
 
-  /// y of the last run, copied to the host (empty before the first run).
+  /// y of the last run, copied to the host (empty before the first successful run).
   [[nodiscard]] std::vector<float> y() const;
+
+  /// Set every entry of y to NaN (stream-ordered, not waited for): a check hook for tests and
+  /// benchmarks, so that a run which writes nothing (or misses rows) fails its check instead of
+  /// passing on what an earlier run left. Throws cdpkit::cuda_error when the memset fails.
+  void poison_y(cudaStream_t stream = nullptr);
 
  private:
   struct cusparse_state;

@@ -288,6 +288,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.slot_count = static_cast<std::uint32_t>(pending_budget_);
   h.record_capacity = config.trace_record_capacity;
   h.serialize_warp_launches = config.serialize_warp_launches ? 1u : 0u;
+  static_assert(trace_limits::max_sites <= 64, "launch_config::refused_sites holds one bit per site");
   h.refused_sites = config.refused_sites;
   h.slots = st.d_slots.get();
   h.slot_owner = st.d_slot_owner.get();  // written at each launch before use

@@ -92,6 +92,7 @@ loop_policy spmv_options::policy() const {
 
 device_csr_matrix::device_csr_matrix(const csr_matrix& a) : rows_(a.rows), cols_(a.cols), nnz_(a.nnz()) {
   CDPKIT_NVTX_SCOPE("spmv::upload");
+  check_csr_matrix(a);
   require_device_memory(nnz_ * 8 + (std::uint64_t{rows_} + 1) * 4 + 64,
                         "device_csr_matrix (" + std::to_string(rows_) + " rows, " + std::to_string(nnz_) +
                             " nonzeros)");
@@ -145,10 +146,21 @@ void spmv_engine::set_x(const std::vector<float>& x) {
 spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime, cudaStream_t stream) {
   CDPKIT_NVTX_SCOPE_PAYLOAD("spmv::run", static_cast<std::uint32_t>(options.variant));
   if (!have_x_) throw input_error("spmv_engine::run: no x given (call set_x first)");
+  if (options.child_block_threads == 0 || options.child_block_threads > 1024 || options.child_block_threads % 32 != 0)
+    throw input_error("spmv_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
+                      std::to_string(options.child_block_threads));
   const device_csr_matrix& a = *a_;
   spmv_stats stats;
-  ran_ = true;
-  if (a.rows() == 0) return stats;
+  if (a.rows() == 0) {
+    ran_ = true;
+    return stats;
+  }
+  if (a.nnz() == 0) {  // y = 0, whatever the variant (no cuSPARSE call on an empty pattern)
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(d_y_.get(), 0, sizeof(float) * a.rows(), stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "spmv (no nonzeros)");
+    ran_ = true;
+    return stats;
+  }
   if (options.variant == spmv_variant::cusparse) {
     if (a.nnz() > 0x7fffffffull || a.rows() > 0x7fffffffu || a.cols() > 0x7fffffffu)
       throw input_error("spmv: the cusparse variant takes at most 2^31 - 1 rows, columns and nonzeros (its "
@@ -182,6 +194,7 @@ spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime
                                      cusparse_->x, &beta, cusparse_->y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT,
                                      cusparse_->buffer.get()));
     CDPKIT_WAIT_STREAM(stream, runtime, "spmv::cusparse");
+    ran_ = true;
     return stats;
   }
   CDPKIT_CUDA_TRY(cudaMemsetAsync(d_y_.get(), 0, sizeof(float) * a.rows(), stream));
@@ -192,7 +205,13 @@ spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime
                        runtime, stream);
   stats.threshold = r.threshold;
   stats.threshold_auto = r.threshold_auto;
+  ran_ = true;
   return stats;
+}
+
+void spmv_engine::poison_y(cudaStream_t stream) {
+  // every byte 0xff: every float a NaN
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(d_y_.get(), 0xff, sizeof(float) * std::max<std::uint32_t>(a_->rows(), 1), stream));
 }
 
 std::vector<float> spmv_engine::y() const {
