@@ -1,0 +1,227 @@
+// Bézier tessellation on the GPU (cdpkit/tessellation.hpp): the curves' point counts, their scan
+// (CUB, 64-bit, then narrowed once the total is known to fit), then every curve's points as a
+// loop-to-child segment.
+
+#include <cdpkit/detail/device_buffer.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/loop_to_child.cuh>
+#include <cdpkit/loop_to_child/frontier.cuh>
+#include <cdpkit/memory.hpp>
+#include <cdpkit/nvtx.hpp>
+#include <cdpkit/tessellation.hpp>
+#include <cdpkit/wait.hpp>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace cdpkit {
+
+namespace {
+
+constexpr unsigned int count_threads = 256;
+
+/// counts[i] = curve i's points; counts[n] = 0 (so that the exclusive scan's last entry is the total).
+__global__ void count_points_kernel(const bezier_curve* curves, std::uint32_t n, float tolerance, std::uint32_t cap,
+                                    unsigned long long* counts) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < n) counts[i] = points_for_curve(curves[i], tolerance, cap);
+  else if (i == n) counts[n] = 0;
+}
+
+__global__ void narrow_offsets_kernel(const unsigned long long* scan, std::uint32_t n, std::uint32_t* offsets) {
+  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i <= n) offsets[i] = static_cast<std::uint32_t>(scan[i]);
+}
+
+/// Item (i, j): point j - offsets[i] of curve i.
+struct point_op {
+  const bezier_curve* curves;
+  const std::uint32_t* offsets;
+  vec2* points;
+  __device__ void operator()(std::uint32_t i, std::uint32_t j) const {
+    const std::uint32_t begin = offsets[i];
+    points[j] = evaluate(curves[i], tessellation_parameter(j - begin, offsets[i + 1] - begin));
+  }
+};
+
+unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
+  return static_cast<unsigned int>((n + threads - 1) / threads);
+}
+
+constexpr tessellation_variant variant_order[] = {
+    tessellation_variant::serial_loop,     tessellation_variant::child_per_thread,
+    tessellation_variant::thresholded,     tessellation_variant::warp_aggregated,
+    tessellation_variant::block_aggregated, tessellation_variant::flat_balanced};
+
+}  // namespace
+
+// ---- names and options ---------------------------------------------------------------------------
+
+const char* to_string(tessellation_variant v) noexcept {
+  switch (v) {
+    case tessellation_variant::serial_loop: return "serial_loop";
+    case tessellation_variant::child_per_thread: return "child_per_thread";
+    case tessellation_variant::thresholded: return "thresholded";
+    case tessellation_variant::warp_aggregated: return "warp_aggregated";
+    case tessellation_variant::block_aggregated: return "block_aggregated";
+    case tessellation_variant::flat_balanced: return "flat_balanced";
+  }
+  return "?";
+}
+
+const std::vector<tessellation_variant>& all_tessellation_variants() {
+  static const std::vector<tessellation_variant> all(std::begin(variant_order), std::end(variant_order));
+  return all;
+}
+
+tessellation_variant parse_tessellation_variant(const std::string& name) {
+  std::string choices;
+  for (const tessellation_variant v : all_tessellation_variants()) {
+    if (name == to_string(v)) return v;
+    choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
+  }
+  throw input_error("unknown tessellation variant '" + name + "' (expected one of " + choices + ")");
+}
+
+loop_policy tessellation_options::policy() const {
+  loop_policy p;
+  switch (variant) {
+    case tessellation_variant::child_per_thread: p = loop_policy::child_per_thread(stream); break;
+    case tessellation_variant::thresholded: p = loop_policy::thresholded(threshold, stream); break;
+    case tessellation_variant::warp_aggregated: p = loop_policy::warp_aggregated(threshold, stream); break;
+    case tessellation_variant::block_aggregated: p = loop_policy::block_aggregated(threshold, stream); break;
+    case tessellation_variant::flat_balanced: p = loop_policy::flat_balanced(); break;
+    default: p = loop_policy::serial(); break;
+  }
+  p.child_block_threads = child_block_threads;
+  return p;
+}
+
+// ---- device_curves -------------------------------------------------------------------------------
+
+device_curves::device_curves(const curve_set& set) {
+  CDPKIT_NVTX_SCOPE("bezier::upload");
+  check_curves(set);
+  if (set.curves.size() > max_bezier_curves)
+    throw input_error("device_curves: " + std::to_string(set.curves.size()) + " curves; at most 2^32 - 1");
+  size_ = static_cast<std::uint32_t>(set.curves.size());
+  require_device_memory(std::uint64_t{size_} * sizeof(bezier_curve) + 64,
+                        "device_curves (" + std::to_string(size_) + " curves)");
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_curves_), sizeof(bezier_curve) * std::max<std::uint32_t>(size_, 1)));
+  if (size_ > 0)
+    CDPKIT_CUDA_TRY(cudaMemcpy(d_curves_.get(), set.curves.data(), sizeof(bezier_curve) * size_, cudaMemcpyHostToDevice));
+}
+
+// ---- tessellation_engine -------------------------------------------------------------------------
+
+tessellation_engine::tessellation_engine(const device_curves& curves) : curves_(&curves) {
+  const std::uint64_t entries = std::uint64_t{curves.size()} + 1;
+  require_device_memory(entries * 12 + 64, "tessellation_engine (" + std::to_string(curves.size()) + " curves)");
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counts_), sizeof(unsigned long long) * entries));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_offsets_), sizeof(std::uint32_t) * entries));
+}
+
+tessellation_stats tessellation_engine::run(const tessellation_options& options, launch_runtime& runtime,
+                                            cudaStream_t stream) {
+  CDPKIT_NVTX_SCOPE_PAYLOAD("bezier::tessellate", static_cast<std::uint32_t>(options.variant));
+  if (!(std::isfinite(options.tolerance) && options.tolerance > 0.0f))
+    throw input_error("tessellation_options::tolerance must be finite and positive, got " +
+                      std::to_string(options.tolerance));
+  if (options.cap < 2 || options.cap > max_point_cap)
+    throw input_error("tessellation_options::cap must be in [2, " + std::to_string(max_point_cap) + "], got " +
+                      std::to_string(options.cap));
+  if (options.child_block_threads == 0 || options.child_block_threads > 1024 || options.child_block_threads % 32 != 0)
+    throw input_error("tessellation_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
+                      std::to_string(options.child_block_threads));
+  const std::uint32_t n = curves_->size();
+  tessellation_stats stats;
+  ran_ = false;
+
+  // 1. the counts and their scan (64-bit: n curves of up to 2^20 points each may pass 2^32)
+  std::uint64_t total = 0;
+  {
+    CDPKIT_NVTX_SCOPE("bezier::count and scan");
+    const std::uint64_t entries = std::uint64_t{n} + 1;
+    count_points_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(
+        curves_->d_curves(), n, options.tolerance, options.cap, d_counts_.get());
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    detail::device_buffer<unsigned long long> scan(entries, stream);
+    std::size_t temp_bytes = 0;
+    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_counts_.get(), scan.data(),
+                                                  static_cast<std::int64_t>(entries), stream));
+    detail::device_buffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1), stream);
+    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, d_counts_.get(), scan.data(),
+                                                  static_cast<std::int64_t>(entries), stream));
+    unsigned long long h_total = 0;
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(&h_total, scan.data() + n, sizeof(h_total), cudaMemcpyDeviceToHost, stream));
+    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::count and scan");
+    total = h_total;
+    if (total > max_tessellation_points)
+      throw input_error("tessellation: " + std::to_string(total) + " points; at most 2^32 - 1 (raise the tolerance "
+                        "or lower the cap)");
+    narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(scan.data(), n,
+                                                                                           d_offsets_.get());
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+  }  // (the scratch is freed stream-ordered, after the narrowing)
+
+  // 2. the points' buffer, grown when needed
+  if (total > capacity_) {
+    require_device_memory(total * sizeof(vec2), "the tessellation's " + std::to_string(total) + " points");
+    d_points_.reset();
+    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_points_), sizeof(vec2) * total));
+    capacity_ = total;
+  }
+
+  // 3. every curve's points, a curve a segment
+  stats.points = total;
+  if (n > 0 && total > 0) {
+    const segments_view segments{d_offsets_.get(), d_offsets_.get() + 1, n};
+    const segment_result r =
+        for_each_segment(segments, loop_to_child::no_pre_op{},
+                         point_op{curves_->d_curves(), d_offsets_.get(), d_points_.get()}, options.policy(), runtime,
+                         stream);
+    stats.threshold = r.threshold;
+    stats.threshold_auto = r.threshold_auto;
+  } else {
+    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate (no points)");
+  }
+  points_ = total;
+  ran_ = true;
+  return stats;
+}
+
+std::vector<vec2> tessellation_engine::points() const {
+  std::vector<vec2> out;
+  if (!ran_) return out;
+  wait_for_device("tessellation_engine::points", nullptr, __FILE__, __LINE__);
+  out.resize(points_);
+  if (points_ > 0)
+    CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_points_.get(), sizeof(vec2) * points_, cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<std::uint32_t> tessellation_engine::offsets() const {
+  std::vector<std::uint32_t> out;
+  if (!ran_) return out;
+  wait_for_device("tessellation_engine::offsets", nullptr, __FILE__, __LINE__);
+  out.resize(std::size_t{curves_->size()} + 1);
+  CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_offsets_.get(), sizeof(std::uint32_t) * out.size(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+void tessellation_engine::poison_points(cudaStream_t stream) {
+  if (capacity_ > 0)  // every byte 0xff: every coordinate a NaN
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(d_points_.get(), 0xff, sizeof(vec2) * capacity_, stream));
+}
+
+std::vector<vec2> tessellate_gpu(const device_curves& curves, const tessellation_options& options,
+                                 launch_runtime& runtime) {
+  tessellation_engine engine(curves);
+  (void)engine.run(options, runtime);
+  return engine.points();
+}
+
+}  // namespace cdpkit

@@ -1,0 +1,100 @@
+// Bézier tessellation on the GPU: every loop-to-child variant computes the CPU reference's points
+// (within reference_tolerance; the same inline code, so in practice bit for bit) at the host's
+// offsets, on random curves with a power-law tail of point counts, straight and extreme curves,
+// at caps that bite and a set without curves; the points' buffer is poisoned with NaN before
+// every checked run; bad options are refused.
+
+#include <doctest/doctest.h>
+
+#include "gpu.hpp"
+
+#include <cdpkit/bezier.hpp>
+#include <cdpkit/error.hpp>
+#include <cdpkit/tessellation.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+using cdpkit::tessellation_variant;
+
+void check_all_variants(const cdpkit::curve_set& set, float tolerance, std::uint32_t cap) {
+  const auto expected = cdpkit::tessellate_reference(set, tolerance, cap);
+  const auto offsets = cdpkit::tessellation_offsets(set, tolerance, cap);
+  const float abs_tol = cdpkit::reference_tolerance(set);
+  const cdpkit::device_curves dc(set);
+  cdpkit::tessellation_engine engine(dc);
+  cdpkit::tessellation_options o;
+  o.tolerance = tolerance;
+  o.cap = cap;
+  (void)engine.run(o);  // sizes the points' buffer, so that every checked run starts from NaN
+  for (const tessellation_variant v : cdpkit::all_tessellation_variants()) {
+    CAPTURE(set.name);
+    CAPTURE(cap);
+    CAPTURE(std::string(cdpkit::to_string(v)));
+    o.variant = v;
+    engine.poison_points();
+    const auto stats = engine.run(o);
+    CHECK(stats.points == expected.size());
+    CHECK(engine.offsets() == offsets);
+    std::string first;
+    CHECK_MESSAGE(cdpkit::tessellation_mismatches(engine.points(), expected, abs_tol, &first) == 0u, first);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every tessellation variant computes the reference's points at the host's offsets" * CDPKIT_GPU_CASE) {
+  check_all_variants(cdpkit::make_random_curves(20000, 3), cdpkit::default_tolerance, cdpkit::default_point_cap);
+  check_all_variants(cdpkit::make_random_curves(20000, 3), cdpkit::default_tolerance, 16);  // the cap bites
+  check_all_variants(cdpkit::make_straight_curves(5000, 4), cdpkit::default_tolerance, cdpkit::default_point_cap);
+  check_all_variants(cdpkit::make_extreme_curves(64, 5), cdpkit::default_tolerance, cdpkit::default_point_cap);
+  check_all_variants(cdpkit::curve_set{{}, "no curves", {}}, cdpkit::default_tolerance, cdpkit::default_point_cap);
+}
+
+TEST_CASE("a tessellation engine refuses a bad tolerance, cap or block size, and a set past 2^32 points" *
+          CDPKIT_GPU_CASE) {
+  const cdpkit::device_curves dc(cdpkit::make_random_curves(100, 1));
+  cdpkit::tessellation_engine engine(dc);
+  cdpkit::tessellation_options o;
+  o.tolerance = 0.0f;
+  CHECK_THROWS_WITH_AS(engine.run(o), doctest::Contains("tolerance must be finite and positive"), cdpkit::input_error);
+  o.tolerance = 0.1f;
+  o.cap = 1;
+  CHECK_THROWS_WITH_AS(engine.run(o), doctest::Contains("cap must be in [2,"), cdpkit::input_error);
+  o.cap = 64;
+  o.child_block_threads = 48;
+  CHECK_THROWS_AS(engine.run(o), cdpkit::input_error);
+  CHECK(engine.points().empty());  // no run has succeeded
+  // 5,000 extreme curves at the largest cap: 5,000 * 2^20 points, past 2^32
+  const cdpkit::device_curves big(cdpkit::make_extreme_curves(5000, 2));
+  cdpkit::tessellation_engine big_engine(big);
+  cdpkit::tessellation_options huge;
+  huge.tolerance = 1e-6f;
+  huge.cap = cdpkit::max_point_cap;
+  CHECK_THROWS_WITH_AS(big_engine.run(huge), doctest::Contains("at most 2^32 - 1"), cdpkit::input_error);
+}
+
+TEST_CASE("tessellation variants are named, parsed and refused by name") {
+  for (const tessellation_variant v : cdpkit::all_tessellation_variants())
+    CHECK(cdpkit::parse_tessellation_variant(cdpkit::to_string(v)) == v);
+  CHECK_THROWS_WITH_AS(cdpkit::parse_tessellation_variant("malloc_per_line"),
+                       doctest::Contains("unknown tessellation variant 'malloc_per_line'"), cdpkit::input_error);
+  cdpkit::tessellation_options o;
+  o.variant = tessellation_variant::warp_aggregated;
+  o.threshold = 100;
+  CHECK(o.policy().kind == cdpkit::loop_policy_kind::warp_aggregated);
+  CHECK(o.policy().threshold == 100u);
+}
+
+// Skipped without a GPU, without FreeType or without the font (one decorator: a second skip would
+// override the first).
+TEST_CASE("every tessellation variant computes the reference's points on every glyph of DejaVu Sans" *
+          doctest::skip(!cdpkit_test::gpu_available() || !cdpkit::font_reader_available() ||
+                        !std::filesystem::exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))) {
+  const auto set = cdpkit::load_curves("font:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:64");
+  REQUIRE(set.curves.size() > 10000u);
+  check_all_variants(set, cdpkit::default_tolerance, cdpkit::default_point_cap);
+}
