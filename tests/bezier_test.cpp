@@ -27,12 +27,6 @@ using cdpkit::vec2;
 using cdpkit_test::input_error_of;
 using cdpkit_test::temp_dir;
 
-#define CHECK_CONTAINS(text, part)                                                \
-  do {                                                                            \
-    const std::string checked_text_ = (text);                                     \
-    CHECK_MESSAGE(checked_text_.find(part) != std::string::npos, checked_text_);  \
-  } while (0)
-
 const char* const dejavu_sans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 bezier_curve quadratic(vec2 a, vec2 b, vec2 c) { return bezier_curve{{a, b, c, c}, 2}; }

@@ -24,12 +24,6 @@ using cdpkit::quadtree;
 using cdpkit_test::input_error_of;
 using cdpkit_test::temp_dir;
 
-#define CHECK_CONTAINS(text, part)                                                \
-  do {                                                                            \
-    const std::string checked_text_ = (text);                                     \
-    CHECK_MESSAGE(checked_text_.find(part) != std::string::npos, checked_text_);  \
-  } while (0)
-
 /// The definition, checked on a build: the leaves cover every point exactly once; each leaf's
 /// points lie in its cell; a leaf holds at most min_points points unless it is at max_depth; and
 /// the parent cell of every leaf (but a root leaf) holds more than min_points points.

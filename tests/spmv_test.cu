@@ -201,7 +201,7 @@ TEST_CASE("SpMV variants are named, parsed and refused by name") {
     CHECK(cdpkit::parse_spmv_variant(cdpkit::to_string(v)) == v);
   CHECK(cdpkit::all_spmv_variants().size() == 7u);
   CHECK_THROWS_WITH_AS(cdpkit::parse_spmv_variant("csr_vector"),
-                       doctest::Contains("unknown SpMV variant 'csr_vector' (expected one of serial_loop"),
+                       doctest::Contains("unknown SpMV variant 'csr_vector' (choose one of: serial_loop"),
                        cdpkit::input_error);
   CHECK_FALSE(cdpkit::uses_cdp(spmv_variant::cusparse));
   CHECK_FALSE(cdpkit::uses_cdp(spmv_variant::flat_balanced));

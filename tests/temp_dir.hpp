@@ -45,6 +45,14 @@ class temp_dir {
   std::filesystem::path path_;
 };
 
+/// CHECK that `text` contains `part`, showing the text when it does not (a doctest macro: the
+/// including file includes doctest first).
+#define CHECK_CONTAINS(text, part)                                                \
+  do {                                                                            \
+    const std::string checked_text_ = (text);                                     \
+    CHECK_MESSAGE(checked_text_.find(part) != std::string::npos, checked_text_);  \
+  } while (0)
+
 /// The message of the input_error fn throws ("no error" when it throws none).
 template <class Fn>
 std::string input_error_of(Fn fn) {

@@ -49,13 +49,6 @@ std::uint32_t height(const tree& t) { return static_cast<std::uint32_t>(cdpkit::
 
 }  // namespace
 
-/// CHECK that `text` contains `part`, showing the text when it does not.
-#define CHECK_CONTAINS(text, part)                                    \
-  do {                                                                \
-    const std::string checked_text_ = (text);                         \
-    CHECK_MESSAGE(checked_text_.find(part) != std::string::npos, checked_text_); \
-  } while (0)
-
 TEST_CASE("a parent array becomes a tree with sorted children lists under its one root") {
   // 2 is the root, with children 0, 3 and 4; 1 is the child of 0
   const tree t = cdpkit::tree_from_parents({2, 0, tree_no_parent, 2, 2}, {5, 6, 7, 8, 9}, "t");

@@ -3,6 +3,7 @@
 // loop-to-child segment.
 
 #include <cdpkit/detail/device_buffer.hpp>
+#include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
 #include <cdpkit/loop_to_child/frontier.cuh>
@@ -78,12 +79,7 @@ const std::vector<tessellation_variant>& all_tessellation_variants() {
 }
 
 tessellation_variant parse_tessellation_variant(const std::string& name) {
-  std::string choices;
-  for (const tessellation_variant v : all_tessellation_variants()) {
-    if (name == to_string(v)) return v;
-    choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
-  }
-  throw input_error("unknown tessellation variant '" + name + "' (expected one of " + choices + ")");
+  return detail::parse_enum_name(name, "tessellation variant", variant_order);
 }
 
 loop_policy tessellation_options::policy() const {

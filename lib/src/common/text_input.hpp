@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cdpkit::detail {
 
@@ -60,6 +61,18 @@ std::string_view next_token(std::string_view& s) noexcept;
 /// otherwise (empty, not a number, too large).
 std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const char* what,
                              const std::string& name, std::uint64_t line);
+
+/// The fields of a spec between its colons ("rmat:20:16" -> "rmat", "20", "16"; empty fields
+/// kept; one field when there is no colon). The views point into `s`.
+inline std::vector<std::string_view> split_colons(std::string_view s) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    const std::size_t c = s.find(':');
+    parts.push_back(s.substr(0, c));
+    if (c == std::string_view::npos) return parts;
+    s.remove_prefix(c + 1);
+  }
+}
 
 /// A count in a generator spec: decimal, or 2^K with K in [0, 63]. Throws cdpkit::input_error
 /// "<context><what> '<token>' is not ..." otherwise (context: e.g. "tree spec 'path:x': ").

@@ -123,16 +123,6 @@ namespace {
   throw input_error("matrix spec '" + spec + "': " + reason);
 }
 
-std::vector<std::string_view> split_colons(std::string_view s) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const std::size_t c = s.find(':');
-    parts.push_back(s.substr(0, c));
-    if (c == std::string_view::npos) return parts;
-    s.remove_prefix(c + 1);
-  }
-}
-
 /// A number in a spec (decimal or 2^K) no larger than `max`.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what, std::uint64_t max) {
   const std::uint64_t v = detail::parse_spec_count(token, "matrix spec '" + spec + "': ", what);
@@ -185,7 +175,7 @@ csr_matrix load_matrix(const std::string& spec, std::uint64_t seed, const matrix
     }));
   }
   const std::vector<std::string_view> args =
-      colon == std::string::npos ? std::vector<std::string_view>{} : split_colons(rest);
+      colon == std::string::npos ? std::vector<std::string_view>{} : detail::split_colons(rest);
   if (kind == "rmat") {
     if (args.empty() || args.size() > 2) spec_fail(spec, "expected rmat:LOG2_ROWS or rmat:LOG2_ROWS:AVG");
     const std::uint64_t scale = spec_number(args[0], spec, "log2 of the rows", 31);

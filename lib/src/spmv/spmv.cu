@@ -1,6 +1,7 @@
 // Sparse matrix-vector products on the GPU (cdpkit/spmv.hpp): for_each_segment over the rows, one
 // atomic add per nonzero, under every loop-to-child policy; and cuSPARSE's cusparseSpMV.
 
+#include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
 #include <cdpkit/loop_to_child/frontier.cuh>
@@ -66,12 +67,7 @@ const std::vector<spmv_variant>& all_spmv_variants() {
 }
 
 spmv_variant parse_spmv_variant(const std::string& name) {
-  std::string choices;
-  for (const spmv_variant v : all_spmv_variants()) {
-    if (name == to_string(v)) return v;
-    choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
-  }
-  throw input_error("unknown SpMV variant '" + name + "' (expected one of " + choices + ")");
+  return detail::parse_enum_name(name, "SpMV variant", variant_order);
 }
 
 loop_policy spmv_options::policy() const {

@@ -29,6 +29,7 @@ using detail::fail_at;
 using detail::line_scanner;
 using detail::next_token;
 using detail::parse_unsigned;
+using detail::split_colons;
 
 /// A child's key in the path list's index: its parent and its name (a view into the text).
 struct child_key {
@@ -209,16 +210,6 @@ namespace {
 /// A count in a spec: decimal, or 2^K.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what) {
   return detail::parse_spec_count(token, "tree spec '" + spec + "': ", what);
-}
-
-std::vector<std::string_view> split_colons(std::string_view s) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const std::size_t c = s.find(':');
-    parts.push_back(s.substr(0, c));
-    if (c == std::string_view::npos) return parts;
-    s.remove_prefix(c + 1);
-  }
 }
 
 }  // namespace
