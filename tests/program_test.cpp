@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <utility>
 
@@ -45,6 +46,7 @@ const std::string bfs = CDPKIT_SAMPLE_BFS;
 const std::string tree = CDPKIT_SAMPLE_TREE;
 const std::string quadtree = CDPKIT_SAMPLE_QUADTREE;
 const std::string spmv = CDPKIT_SAMPLE_SPMV;
+const std::string bezier = CDPKIT_SAMPLE_BEZIER;
 
 }  // namespace
 
@@ -117,12 +119,39 @@ TEST_CASE("a bad matrix spec, or a file that is not a Matrix Market matrix, is o
   }
 }
 
+TEST_CASE("a bad curve spec, font, window or tolerance is one line naming the program and exit 2, and no picture "
+          "is written") {
+  const cdpkit_test::temp_dir dir;
+  const std::string not_a_font = dir.file("notes.ttf", "these are notes, not glyphs\n");
+  const std::string svg = (dir.path() / "picture.svg").string();
+  for (const auto& [command, needle] :
+       {std::pair{bezier + " --curves random:x", std::string("random:x")},
+        std::pair{bezier + " --curves spiral:10", std::string("spiral:10")},
+        std::pair{bezier + " --curves font:/nonexistent.ttf", std::string("/nonexistent.ttf")},
+        std::pair{bezier + " --curves font:" + not_a_font, not_a_font},
+        std::pair{bezier + " --variant all,malloc_per_line", std::string("'malloc_per_line'")},
+        std::pair{bezier + " --tolerance 0", std::string("--tolerance")},
+        std::pair{bezier + " --tolerance nan", std::string("--tolerance")},
+        std::pair{bezier + " --window 10,10,5,20", std::string("--window")},
+        std::pair{bezier + " --window 1,2,3", std::string("--window")}}) {
+    CAPTURE(command);
+    const auto r = run(command + " --svg " + svg);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind("bezier: ", 0) == 0);
+    CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
+    CHECK(lines(r.output) == 1u);
+    CHECK(r.output.find(".cpp:") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(svg));
+  }
+}
+
 TEST_CASE("every program answers --version with its name and the cdpkit version, exit 0") {
   for (const auto& [program, name] : {std::pair{l2c, std::string("loop_to_child (cdpkit ")},
                                       std::pair{bfs, std::string("bfs (cdpkit ")},
                                       std::pair{tree, std::string("tree (cdpkit ")},
                                       std::pair{quadtree, std::string("quadtree (cdpkit ")},
-                                      std::pair{spmv, std::string("spmv (cdpkit ")}}) {
+                                      std::pair{spmv, std::string("spmv (cdpkit ")},
+                                      std::pair{bezier, std::string("bezier (cdpkit ")}}) {
     const auto r = run(program + " --version");
     CHECK(r.exit_code == 0);
     CHECK(r.output.rfind(name, 0) == 0);
@@ -140,7 +169,7 @@ TEST_CASE("--variant takes a comma-separated list and names the bad entry") {
   const auto b = run(bfs + " --variant all,nonsense");
   CHECK(b.exit_code == 2);
   CHECK(b.output.find("'nonsense'") != std::string::npos);
-  for (const std::string& program : {tree, quadtree}) {
+  for (const std::string& program : {tree, quadtree, spmv, bezier}) {
     const auto t = run(program + " --variant all,nonsense");
     CHECK(t.exit_code == 2);
     CHECK(t.output.find("'nonsense'") != std::string::npos);
@@ -150,7 +179,8 @@ TEST_CASE("--variant takes a comma-separated list and names the bad entry") {
 TEST_CASE("without a GPU a program says so in one line and exits 3" *
           doctest::skip(cdpkit_test::gpu_available())) {
   for (const std::string& program :
-       {l2c, bfs, tree + " --tree kary:2:3", quadtree + " --points uniform:100", spmv + " --matrix banded:100:2"}) {
+       {l2c, bfs, tree + " --tree kary:2:3", quadtree + " --points uniform:100", spmv + " --matrix banded:100:2",
+        bezier + " --curves random:100 --svg \"\""}) {
     CAPTURE(program);
     const auto r = run(program + " --reps 1");
     CHECK(r.exit_code == 3);

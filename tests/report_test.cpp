@@ -1238,3 +1238,47 @@ TEST_CASE("the report of a collected profile stays self-contained") {
   CHECK_FALSE(contains(html, "@import"));
   CHECK_FALSE(contains(section_of(html, "divergence"), "which was not active"));
 }
+
+TEST_CASE("a profile's pictures round-trip, and a picture that is not an SVG document is refused where it is") {
+  auto p = collected_profile();
+  p.pictures.push_back({"bezier random:64", "<svg xmlns=\"http://www.w3.org/2000/svg\"><circle r=\"1\"/></svg>"});
+  const json doc = schema::profile_json(p);
+  const schema::profile back = schema::parse_profile(doc.dump(), "p.json");
+  REQUIRE(back.pictures.size() == 1u);
+  CHECK(back.pictures[0].title == "bezier random:64");
+  CHECK(back.pictures[0].svg == p.pictures[0].svg);
+  json d = doc;  // written before pictures existed: none
+  d.erase("pictures");
+  CHECK(schema::parse_profile(d.dump(), "p.json").pictures.empty());
+  d = doc;
+  d["pictures"][0]["svg"] = "<html><script>alert(1)</script></html>";
+  CHECK(parse_error(d) == "p.json: /pictures/0/svg: not an SVG document (expected '<svg' or '<?xml' first)");
+  d = doc;
+  d["pictures"][0]["svg"] = std::string(schema::max_picture_bytes + 1, ' ');
+  CHECK(contains(parse_error(d), "p.json: /pictures/0/svg: an SVG of 8388609 bytes, more than a picture may have"));
+  d = doc;
+  d["pictures"][0].erase("title");
+  CHECK(parse_error(d) == "p.json: /pictures/0/title: missing");
+  d = doc;
+  d["pictures"] = "picture";
+  CHECK(contains(parse_error(d), "p.json: /pictures: "));
+  d = doc;
+  d["pictures"][0] = 3;
+  CHECK(parse_error(d) == "p.json: /pictures/0: expected an object with a title and an svg");
+  CHECK_THROWS_AS((void)schema::picture_json({"t", "not svg"}), schema::format_error);
+}
+
+TEST_CASE("pictures are shown as data-URL images, never as markup of the page") {
+  auto p = collected_profile();
+  CHECK(section_of(rep::render_html({p}), "pictures").empty());  // none: no section
+  p.pictures.push_back({"curves <1>", "<svg/>"});
+  p.pictures.push_back({"with a script", "<svg><script>alert(1)</script></svg>"});
+  const std::string html = rep::render_html({p});
+  const std::string section = section_of(html, "pictures");
+  REQUIRE_FALSE(section.empty());
+  CHECK(contains(section, "src=\"data:image/svg+xml;base64,PHN2Zy8+\""));  // base64 of "<svg/>"
+  CHECK(contains(section, "<figcaption>curves &lt;1&gt;</figcaption>"));
+  CHECK_FALSE(contains(html, "<script>alert"));
+  CHECK_FALSE(contains(html, "<svg><script>"));
+  CHECK_FALSE(contains(html, "http://"));
+}

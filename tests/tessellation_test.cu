@@ -18,7 +18,7 @@
 
 namespace {
 
-using cdpkit::tessellation_variant;
+using cdpkit::loop_policy_kind;
 
 void check_all_variants(const cdpkit::curve_set& set, float tolerance, std::uint32_t cap) {
   const auto expected = cdpkit::tessellate_reference(set, tolerance, cap);
@@ -30,7 +30,7 @@ void check_all_variants(const cdpkit::curve_set& set, float tolerance, std::uint
   o.tolerance = tolerance;
   o.cap = cap;
   (void)engine.run(o);  // sizes the points' buffer, so that every checked run starts from NaN
-  for (const tessellation_variant v : cdpkit::all_tessellation_variants()) {
+  for (const loop_policy_kind v : cdpkit::all_loop_policy_kinds()) {
     CAPTURE(set.name);
     CAPTURE(cap);
     CAPTURE(std::string(cdpkit::to_string(v)));
@@ -77,16 +77,18 @@ TEST_CASE("a tessellation engine refuses a bad tolerance, cap or block size, and
   CHECK_THROWS_WITH_AS(big_engine.run(huge), doctest::Contains("at most 2^32 - 1"), cdpkit::input_error);
 }
 
-TEST_CASE("tessellation variants are named, parsed and refused by name") {
-  for (const tessellation_variant v : cdpkit::all_tessellation_variants())
-    CHECK(cdpkit::parse_tessellation_variant(cdpkit::to_string(v)) == v);
-  CHECK_THROWS_WITH_AS(cdpkit::parse_tessellation_variant("malloc_per_line"),
-                       doctest::Contains("unknown tessellation variant 'malloc_per_line'"), cdpkit::input_error);
+TEST_CASE("tessellation options give the loop-to-child policy of their variant") {
   cdpkit::tessellation_options o;
-  o.variant = tessellation_variant::warp_aggregated;
+  CHECK(o.policy().kind == loop_policy_kind::block_aggregated);
+  CHECK(o.policy().auto_threshold());
+  o.variant = loop_policy_kind::warp_aggregated;
   o.threshold = 100;
-  CHECK(o.policy().kind == cdpkit::loop_policy_kind::warp_aggregated);
+  o.child_block_threads = 128;
+  CHECK(o.policy().kind == loop_policy_kind::warp_aggregated);
   CHECK(o.policy().threshold == 100u);
+  CHECK(o.policy().child_block_threads == 128u);
+  o.variant = loop_policy_kind::flat_balanced;
+  CHECK_FALSE(o.policy().uses_cdp());
 }
 
 // Skipped without a GPU, without FreeType or without the font (one decorator: a second skip would

@@ -130,6 +130,15 @@ void profile_document::set_collector(const schema::collector_profile& collector)
   doc_["collector"] = schema::collector_json(collector);
 }
 
+void profile_document::add_picture(const schema::picture& picture) {
+  try {
+    if (!doc_.contains("pictures")) doc_["pictures"] = nlohmann::json::array();
+    doc_["pictures"].push_back(schema::picture_json(picture));
+  } catch (const schema::format_error& e) {
+    throw input_error(std::string("profile: ") + e.what());
+  }
+}
+
 void profile_document::write(const std::string& path) const {
   CDPKIT_NVTX_SCOPE("profile::write");
   try {

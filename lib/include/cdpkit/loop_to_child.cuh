@@ -12,6 +12,15 @@
 // item_op(i, j) (or item_op(j)) runs exactly once for every j in [d_begin[i], d_end[i]), after
 // pre_op(i) and with its writes visible. No order among different i or j is promised.
 //
+// A segmented sum instead of an item operation (cdpkit::segment_sum, agents/common.cuh):
+//
+//   cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{},
+//       cdpkit::segment_sum<Term, Combine>{term, combine}, policy);
+//
+// term(i, j) is item j's value; the agents add the values a thread walks alone, or that a warp's
+// lanes hold for one segment, and call combine(i, partial) once per such group (combine adds
+// atomically: partials arrive in no set order). SpMV's rows are one (lib/src/spmv/spmv.cu).
+//
 // Layers (as CUB's): this header is the entry point and dispatches on the policy; the thin
 // __global__ wrappers are cdpkit/loop_to_child/kernels.cuh; the strategies themselves, one file
 // each, are the agents of cdpkit/loop_to_child/agents.cuh, which other algorithms use directly.

@@ -4,13 +4,15 @@
 // one". Every loop-to-child policy, and two yardsticks without child grids: flat_balanced (one
 // grid over all nonzeros, scan + search) and cuSPARSE's cusparseSpMV.
 //
-// Through for_each_segment, every nonzero is one item: item (r, k) adds values[k] * x[col[k]]
-// into y[r] with an atomic add (the policies decide which thread or child grid does it; y starts
-// at zero). So the sums' order, and with it the last bits of y, varies from run to run and policy
-// to policy: results are checked against the double-precision reference with spmv_mismatches'
-// relative tolerance (cdpkit/sparse_matrix.hpp). An atomic per nonzero is what the generic
-// transformation's contract (an item operation sees one item) costs; bench/spmv_bench measures how
-// much against cuSPARSE.
+// Through for_each_segment, every nonzero is one item of a segment_sum (cdpkit/loop_to_child.cuh):
+// the term of (r, k) is values[k] * x[col[k]]; a thread that walks a row alone adds its terms in
+// a register and makes one atomic add into y[r]; in a child grid, a cooperative loop or the flat
+// grid, the lanes of a warp holding terms of one row add them by shuffles and one lane makes the
+// atomic add (the policies decide which thread or child grid does what; y starts at zero). So the
+// sums' grouping, and with it the last bits of y, varies from policy to policy (and with the
+// launch layer's fallbacks, from run to run): results are checked against the double-precision
+// reference with spmv_mismatches' relative tolerance (cdpkit/sparse_matrix.hpp). bench/spmv_bench
+// measures every policy against cuSPARSE.
 //
 // Launch sites: loop-to-child's own (loop_to_child.<policy>), since these are its launches.
 
@@ -67,7 +69,7 @@ struct spmv_options {
 /// What a run did besides y.
 struct spmv_stats {
   /// The threshold the run launched by (loop-to-child's segment_result: unset for the variants
-  /// without child grids).
+  /// without child grids, and for a matrix without nonzeros, where nothing is launched).
   std::optional<std::uint32_t> threshold;
   bool threshold_auto = false;
 };

@@ -26,25 +26,11 @@
 
 namespace cdpkit {
 
-/// How the curves' points are computed: a loop-to-child policy over the curves.
-enum class tessellation_variant : std::uint8_t {
-  serial_loop,       ///< a thread per curve loops over its points
-  child_per_thread,  ///< a thread per curve launches a child grid over them
-  thresholded,       ///< a child grid for a curve of more than T points, a loop otherwise
-  warp_aggregated,   ///< one child grid per warp over its curves' points
-  block_aggregated,  ///< one child grid per block over its curves' points
-  flat_balanced,     ///< no CDP: one grid over every point (scan + search)
-};
-
-/// The loop-to-child names ("serial_loop", ...).
-const char* to_string(tessellation_variant v) noexcept;
-/// The variant of a name. Throws cdpkit::input_error naming the value and the choices.
-tessellation_variant parse_tessellation_variant(const std::string& name);
-/// Every variant, in the order of the story.
-const std::vector<tessellation_variant>& all_tessellation_variants();
-
 struct tessellation_options {
-  tessellation_variant variant = tessellation_variant::block_aggregated;
+  /// The loop-to-child policy over the curves (cdpkit/loop_to_child.hpp: serial_loop,
+  /// child_per_thread, thresholded, warp_aggregated, block_aggregated, or flat_balanced, the
+  /// yardstick without child grids); names from to_string / parse_loop_policy_kind.
+  loop_policy_kind variant = loop_policy_kind::block_aggregated;
   /// Flatness tolerance and point cap of points_for_curve (checked: tolerance finite and > 0,
   /// cap in [2, max_point_cap]).
   float tolerance = default_tolerance;
@@ -55,7 +41,7 @@ struct tessellation_options {
   stream_kind stream = stream_kind::fire_and_forget;
   /// Threads per block of the child grids (a multiple of 32 in [32, 1024]).
   std::uint32_t child_block_threads = 256;
-  /// The loop-to-child policy of the variant.
+  /// The loop-to-child policy: variant with threshold, stream and child_block_threads.
   [[nodiscard]] loop_policy policy() const;
 };
 

@@ -6,7 +6,6 @@
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
-#include <cdpkit/loop_to_child/frontier.cuh>
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/tessellation.hpp>
@@ -52,44 +51,18 @@ unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
   return static_cast<unsigned int>((n + threads - 1) / threads);
 }
 
-constexpr tessellation_variant variant_order[] = {
-    tessellation_variant::serial_loop,     tessellation_variant::child_per_thread,
-    tessellation_variant::thresholded,     tessellation_variant::warp_aggregated,
-    tessellation_variant::block_aggregated, tessellation_variant::flat_balanced};
-
 }  // namespace
 
-// ---- names and options ---------------------------------------------------------------------------
-
-const char* to_string(tessellation_variant v) noexcept {
-  switch (v) {
-    case tessellation_variant::serial_loop: return "serial_loop";
-    case tessellation_variant::child_per_thread: return "child_per_thread";
-    case tessellation_variant::thresholded: return "thresholded";
-    case tessellation_variant::warp_aggregated: return "warp_aggregated";
-    case tessellation_variant::block_aggregated: return "block_aggregated";
-    case tessellation_variant::flat_balanced: return "flat_balanced";
-  }
-  return "?";
-}
-
-const std::vector<tessellation_variant>& all_tessellation_variants() {
-  static const std::vector<tessellation_variant> all(std::begin(variant_order), std::end(variant_order));
-  return all;
-}
-
-tessellation_variant parse_tessellation_variant(const std::string& name) {
-  return detail::parse_enum_name(name, "tessellation variant", variant_order);
-}
+// ---- options -------------------------------------------------------------------------------------
 
 loop_policy tessellation_options::policy() const {
   loop_policy p;
   switch (variant) {
-    case tessellation_variant::child_per_thread: p = loop_policy::child_per_thread(stream); break;
-    case tessellation_variant::thresholded: p = loop_policy::thresholded(threshold, stream); break;
-    case tessellation_variant::warp_aggregated: p = loop_policy::warp_aggregated(threshold, stream); break;
-    case tessellation_variant::block_aggregated: p = loop_policy::block_aggregated(threshold, stream); break;
-    case tessellation_variant::flat_balanced: p = loop_policy::flat_balanced(); break;
+    case loop_policy_kind::child_per_thread: p = loop_policy::child_per_thread(stream); break;
+    case loop_policy_kind::thresholded: p = loop_policy::thresholded(threshold, stream); break;
+    case loop_policy_kind::warp_aggregated: p = loop_policy::warp_aggregated(threshold, stream); break;
+    case loop_policy_kind::block_aggregated: p = loop_policy::block_aggregated(threshold, stream); break;
+    case loop_policy_kind::flat_balanced: p = loop_policy::flat_balanced(); break;
     default: p = loop_policy::serial(); break;
   }
   p.child_block_threads = child_block_threads;

@@ -1,10 +1,10 @@
-// Sparse matrix-vector products on the GPU (cdpkit/spmv.hpp): for_each_segment over the rows, one
-// atomic add per nonzero, under every loop-to-child policy; and cuSPARSE's cusparseSpMV.
+// Sparse matrix-vector products on the GPU (cdpkit/spmv.hpp): for_each_segment over the rows as
+// a segment_sum (one atomic add per row, or per warp's share of a long row) under every
+// loop-to-child policy; and cuSPARSE's cusparseSpMV.
 
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
-#include <cdpkit/loop_to_child/frontier.cuh>
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/spmv.hpp>
@@ -30,13 +30,19 @@ namespace {
                                  __FILE__, __LINE__);                                               \
   } while (0)
 
-/// Item (r, k): row r's nonzero k into y[r].
-struct spmv_item_op {
+/// Term (r, k): row r's nonzero k times its x.
+struct spmv_term {
   const std::uint32_t* col;
   const float* val;
   const float* x;
+  __device__ float operator()(std::uint32_t, std::uint32_t k) const { return val[k] * __ldg(&x[col[k]]); }
+};
+
+/// A row's partial sum (a whole row where one thread walks it, a warp's share of it in a child
+/// grid or the flat grid) into y[r], zeroed before.
+struct spmv_combine {
   float* y;
-  __device__ void operator()(std::uint32_t r, std::uint32_t k) const { atomicAdd(&y[r], val[k] * __ldg(&x[col[k]])); }
+  __device__ void operator()(std::uint32_t r, float partial) const { atomicAdd(&y[r], partial); }
 };
 
 constexpr spmv_variant variant_order[] = {spmv_variant::serial_loop,     spmv_variant::child_per_thread,
@@ -197,8 +203,9 @@ spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime
   const segments_view rows{a.d_row_offsets(), a.d_row_offsets() + 1, a.rows()};
   const segment_result r =
       for_each_segment(rows, loop_to_child::no_pre_op{},
-                       spmv_item_op{a.d_col_indices(), a.d_values(), d_x_.get(), d_y_.get()}, options.policy(),
-                       runtime, stream);
+                       segment_sum<spmv_term, spmv_combine>{{a.d_col_indices(), a.d_values(), d_x_.get()},
+                                                            {d_y_.get()}},
+                       options.policy(), runtime, stream);
   stats.threshold = r.threshold;
   stats.threshold_auto = r.threshold_auto;
   ran_ = true;

@@ -660,6 +660,16 @@ profile parse_profile(const std::string& text, const std::string& name) {
       }
       const json& activity = member(doc, "host_activity", root);
       if (!activity.is_null()) p.host_activity = read_host_activity(activity, p.runs, root.at("host_activity"));
+      if (doc.contains("pictures")) {  // absent in the profiles written before pictures
+        json& pictures = get_array(doc, "pictures", root);
+        for (std::size_t k = 0; k < pictures.size(); ++k) {
+          const cursor pc = root.at("pictures").at(k);
+          if (!pictures[k].is_object()) pc.fail("expected an object with a title and an svg");
+          picture pic{get_string(pictures[k], "title", pc), get_string(pictures[k], "svg", pc)};
+          if (const std::string problem = picture_problem(pic); !problem.empty()) pc.at("svg").fail(problem);
+          p.pictures.push_back(std::move(pic));
+        }
+      }
     }
     return p;
   } catch (const json::exception& e) {  // every access above is checked first; a backstop

@@ -2,6 +2,7 @@
 // document form of a device trace, and the JSON of the current version (cdpkit/schema/profile.hpp).
 
 #include <cdpkit/schema/profile.hpp>
+#include <cdpkit/schema/text.hpp>
 
 #include <algorithm>
 #include <climits>
@@ -405,6 +406,23 @@ json collector_json(const collector_profile& c) {
   return {{"requested", c.requested}, {"notes", c.notes}};
 }
 
+std::string picture_problem(const picture& p) {
+  if (p.svg.size() > max_picture_bytes)
+    return "an SVG of " + std::to_string(p.svg.size()) + " bytes, more than a picture may have (" +
+           std::to_string(max_picture_bytes) + ")";
+  const auto first = p.svg.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || (p.svg.compare(first, 4, "<svg") != 0 && p.svg.compare(first, 5, "<?xml") != 0))
+    return "not an SVG document (expected '<svg' or '<?xml' first)";
+  if (utf8_replaced(p.svg) != p.svg || utf8_replaced(p.title) != p.title) return "not valid UTF-8";
+  return {};
+}
+
+json picture_json(const picture& p) {
+  if (const std::string problem = picture_problem(p); !problem.empty())
+    throw format_error("picture '" + utf8_replaced(p.title) + "': " + problem);
+  return {{"title", p.title}, {"svg", p.svg}};
+}
+
 json run_json(const run_profile& r) {
   const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(); };
   return {{"id", r.id},
@@ -432,6 +450,8 @@ json run_json(const run_profile& r) {
 json profile_json(const profile& p) {
   json runs = json::array();
   for (const auto& r : p.runs) runs.push_back(run_json(r));
+  json pictures = json::array();
+  for (const auto& pic : p.pictures) pictures.push_back(picture_json(pic));
   return {{"schema", profile_schema},
           {"program", p.program},
           {"created", p.created},
@@ -446,7 +466,8 @@ json profile_json(const profile& p) {
           {"build", p.build},
           {"runs", runs},
           {"collector", p.collector ? collector_json(*p.collector) : json()},
-          {"host_activity", p.host_activity ? host_activity_json(*p.host_activity) : json()}};
+          {"host_activity", p.host_activity ? host_activity_json(*p.host_activity) : json()},
+          {"pictures", pictures}};
 }
 
 }  // namespace cdpkit::schema

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <functional>
 #include <sstream>
+#include <string_view>
 
 namespace cdpkit::report {
 
@@ -40,6 +41,7 @@ th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f0f4
 .grid{stroke:#ddd}.note{color:#555;font-style:italic}.finding{margin:4px 0;padding:6px 10px;border-left:5px solid #999;background:#fafafa}
 .problem{border-color:#D55E00;background:#fdf0e8}.warning{border-color:#E69F00;background:#fff8e6}.info{border-color:#0072B2}
 .charts{display:flex;flex-wrap:wrap}.up{color:#00573f}.down{color:#8a2f00}
+figure.picture{margin:8px 0 16px}figure.picture img{max-width:100%;height:auto;border:1px solid #ddd}figcaption{font-size:12px;color:#555}
 @media print{body{max-width:none}h2{break-after:avoid}.chart{break-inside:avoid}th{cursor:auto}}
 )";
 
@@ -400,6 +402,40 @@ void comparison_section(std::ostringstream& o, const std::vector<profile>& profi
   o << ". delta: time relative to [1] (negative = faster).</p>";
 }
 
+/// RFC 4648 base64 (with padding): the pictures go into the page as data: URLs.
+std::string base64(std::string_view bytes) {
+  static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t k = 0;
+  for (; k + 2 < bytes.size(); k += 3) {
+    const auto v = (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k])) << 16) |
+                   (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k + 1])) << 8) |
+                   static_cast<unsigned char>(bytes[k + 2]);
+    for (int s = 18; s >= 0; s -= 6) out += alphabet[(v >> s) & 63u];
+  }
+  if (k < bytes.size()) {
+    const bool two = k + 1 < bytes.size();
+    const auto v = (static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k])) << 16) |
+                   (two ? static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k + 1])) << 8 : 0u);
+    out += alphabet[(v >> 18) & 63u];
+    out += alphabet[(v >> 12) & 63u];
+    out += two ? alphabet[(v >> 6) & 63u] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+/// The profile's pictures as images. An <img> with a data: URL, never inline SVG markup: an SVG
+/// shown as an image runs no script and loads nothing, whoever wrote the profile.
+void pictures_section(std::ostringstream& o, const profile& p, bool many) {
+  if (p.pictures.empty()) return;
+  if (many) o << "<h3>" << esc(p.path) << "</h3>";
+  for (const auto& pic : p.pictures)
+    o << "<figure class=\"picture\"><img alt=\"" << esc(pic.title) << "\" src=\"data:image/svg+xml;base64,"
+      << base64(pic.svg) << "\"><figcaption>" << esc(pic.title) << "</figcaption></figure>";
+}
+
 void finding_paragraph(std::ostringstream& o, const finding& f) {
   const char* cls = f.level == severity::problem ? "problem" : f.level == severity::warning ? "warning" : "info";
   o << "<p class=\"finding " << cls << "\">" << esc(f.text) << "</p>";
@@ -470,6 +506,13 @@ std::vector<section> sections(const std::vector<profile>& profiles, const std::v
                        }
                    }});
   }
+  if (std::any_of(profiles.begin(), profiles.end(), [](const profile& p) { return !p.pictures.empty(); }))
+    out.push_back({"pictures", "Pictures", [&, many](std::ostringstream& o) {
+                     o << "<p class=\"note\">What the programs drew of their work (e.g. the Bezier sample: a window of "
+                          "the tessellated curves, each point coloured by its curve's point count: the irregular work "
+                          "the child grids were launched for).</p>";
+                     for (const auto& p : profiles) pictures_section(o, p, many);
+                   }});
   out.push_back({"findings", "Findings", [&, many](std::ostringstream& o) {
                    for (const auto& a : analyses) {
                      profile_heading(o, a, many);

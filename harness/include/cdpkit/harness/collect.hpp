@@ -62,14 +62,17 @@ std::vector<collected_row> collected_rows(const Results& results, NameOf name_of
 
 /// Write the sample's profile (cdpkit-profile/4) to `path`: the collector's parts and notes, and
 /// one run per result, described by row_of(result) (its benchmark row) with the result's trace
-/// and collected measurements; then say where it went on `out`. Throws what
+/// and collected measurements, and the pictures given (the report shows them); then say where it
+/// went on `out`. Throws what
 /// profile_document::write throws (an unwritable path: cdpkit::input_error).
 template <class Results, class RowOf>
 void write_sample_profile(std::ostream& out, const std::string& path, const std::string& sample,
-                          const profiling::collector& collector, const Results& results, RowOf row_of) {
+                          const profiling::collector& collector, const Results& results, RowOf row_of,
+                          const std::vector<schema::picture>& pictures = {}) {
   profiling::profile_document doc(sample, profiling::device_json());
   doc.set_collector(collector.profile());
   for (const auto& r : results) doc.add_run(to_run_info(row_of(r)), r.m.trace, r.m.collected);
+  for (const auto& p : pictures) doc.add_picture(p);
   doc.write(path);
   out << "profile written to " << path << "\n";
 }

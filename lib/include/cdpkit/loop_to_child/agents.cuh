@@ -20,8 +20,8 @@
 //                                flat_items_agent        grid over all items
 //   agents/threshold_picker.cuh  length_histogram_agent, the automatic threshold, on the device
 //                                pick_threshold_agent
-//   agents/common.cuh            segments_view, block_threads, call_item, load_segment,
-//                                find_segment, the child grids' bodies
+//   agents/common.cuh            segments_view, segment_sum, block_threads, call_item,
+//                                call_items, load_segment, find_segment, the child grids' bodies
 //
 // Common contract: Segments is cdpkit::segments_view or any trivially copyable type with
 // `num_segments` and `__device__ std::uint32_t begin(i)` / `end(i)`; pre_op(i) runs exactly once

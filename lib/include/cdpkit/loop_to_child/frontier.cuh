@@ -18,11 +18,6 @@ struct id_list_segments {
   __device__ std::uint32_t end(std::uint32_t i) const { return offsets[ids[i] + 1]; }
 };
 
-/// A pre_op that does nothing.
-struct no_pre_op {
-  __device__ void operator()(std::uint32_t) const {}
-};
-
 /// Append `value` to out[0, *count): the calling thread's place is reserved together with the
 /// other active lanes of its warp, one atomicAdd per warp. Order among appends is not kept.
 __device__ __forceinline__ void append_to_frontier(std::uint32_t* out, std::uint32_t* count, std::uint32_t value) {

@@ -61,6 +61,9 @@ class profile_document {
                std::size_t max_records = 16384);
   /// Record what the collector was asked for and its notes (the document's "collector").
   void set_collector(const schema::collector_profile& collector);
+  /// Append a picture (the document's "pictures"; the report shows it as an image). Throws
+  /// cdpkit::input_error naming the title for an SVG that schema::picture_problem refuses.
+  void add_picture(const schema::picture& picture);
 
   /// The document so far (the host activity of all runs assembled on first use after a change).
   [[nodiscard]] const nlohmann::json& json() const;

@@ -6,6 +6,9 @@
 #include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/probe.cuh>
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
 #include <cstdint>
 #include <type_traits>
 
@@ -23,19 +26,78 @@ struct segments_view {
   __device__ std::uint32_t end(std::uint32_t i) const { return d_end[i]; }
 };
 
+/// An item operator that sums per segment (a segmented reduction: SpMV's rows, a histogram's
+/// bins). Instead of a call per item, the agents add term(i, j) over the items of segment i that
+/// one thread walks, or that the lanes of one warp hold at once, and hand each partial sum to
+/// combine(i, partial): once per segment where a thread walks it alone, once per warp and
+/// segment in a child grid, a cooperative loop or the flat grid. A segment's partials reach
+/// combine in no set order and possibly from several threads at once, so combine must add them
+/// atomically (e.g. atomicAdd into an output zeroed before); an empty segment gets no call.
+/// Term: `__device__ T term(std::uint32_t i, std::uint32_t j) const` with T arithmetic;
+/// Combine: `__device__ void combine(std::uint32_t i, T partial) const`. Floating-point sums
+/// are therefore grouped differently under each policy (within the usual rounding).
+template <class Term, class Combine>
+struct segment_sum {
+  Term term;
+  Combine combine;
+};
+
 namespace loop_to_child {
+
+/// A pre_op that does nothing.
+struct no_pre_op {
+  __device__ void operator()(std::uint32_t) const {}
+};
 
 /// Threads per block of the parent grids (Fig. 21.5): the kernels of cdpkit/loop_to_child/
 /// kernels.cuh run blocks of this size, and block_aggregated_agent requires it.
 inline constexpr unsigned int block_threads = 256;
 
-/// item_op may take (segment, item) or just (item), as in Fig. 21.4's doMoreWork(j).
 template <class ItemOp>
+inline constexpr bool is_segment_sum_v = false;
+template <class Term, class Combine>
+inline constexpr bool is_segment_sum_v<segment_sum<Term, Combine>> = true;
+
+/// One item, by a thread whose warp-mates may be running items at the same time (a child, a
+/// cooperative loop, the flat grid). item_op may take (segment, item) or just (item), as in
+/// Fig. 21.4's doMoreWork(j). A segment_sum is reduced over the warp's lanes that hold items of
+/// the same segment (all of them when `OneSegment`: a child over one segment), and the lowest
+/// such lane hands the partial sum to combine: one call per run of a segment per warp.
+template <bool OneSegment = false, class ItemOp>
 __device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std::uint32_t j) {
-  if constexpr (std::is_invocable_v<const ItemOp&, std::uint32_t, std::uint32_t>) {
+  if constexpr (is_segment_sum_v<ItemOp>) {
+    namespace cg = cooperative_groups;
+    using value_type = decltype(op.term(i, j));
+    const cg::coalesced_group active = cg::coalesced_threads();
+    value_type v = op.term(i, j);
+    if constexpr (OneSegment) {
+      v = cg::reduce(active, v, cg::plus<value_type>());
+      if (active.thread_rank() == 0) op.combine(i, v);
+    } else {
+      const cg::coalesced_group run = cg::labeled_partition(active, i);
+      v = cg::reduce(run, v, cg::plus<value_type>());
+      if (run.thread_rank() == 0) op.combine(i, v);
+    }
+  } else if constexpr (std::is_invocable_v<const ItemOp&, std::uint32_t, std::uint32_t>) {
     op(i, j);
   } else {
     op(j);
+  }
+}
+
+/// Items [begin, begin + len) of segment i, in order, by one thread (the serial loop, the
+/// inline loop of a segment not launched): a segment_sum adds its terms in a register and calls
+/// combine once (nothing for an empty segment).
+template <class ItemOp>
+__device__ __forceinline__ void call_items(const ItemOp& op, std::uint32_t i, std::uint32_t begin,
+                                           std::uint32_t len) {
+  if constexpr (is_segment_sum_v<ItemOp>) {
+    if (len == 0) return;
+    auto sum = op.term(i, begin);
+    for (std::uint32_t k = 1; k < len; ++k) sum += op.term(i, begin + k);
+    op.combine(i, sum);
+  } else {
+    for (std::uint32_t k = 0; k < len; ++k) call_item(op, i, begin + k);
   }
 }
 
@@ -93,7 +155,7 @@ struct segment_items_fn {
   ItemOp item_op;
   __device__ void operator()(const launch_context& self, std::uint64_t k) const {
     probe_single_step(self, sites::l2c_child_items);
-    call_item(item_op, segment, begin + static_cast<std::uint32_t>(k));
+    call_item<true>(item_op, segment, begin + static_cast<std::uint32_t>(k));
   }
 };
 

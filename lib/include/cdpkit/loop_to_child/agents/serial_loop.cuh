@@ -20,7 +20,7 @@ __device__ void serial_loop_agent(const launch_context& ctx, const Segments& s, 
     std::uint32_t begin, len;
     load_segment(ctx, s, i, begin, len);
     probe.steps(len);  // the loop's steps, counted here: nothing per iteration
-    for (std::uint32_t k = 0; k < len; ++k) call_item(item_op, i, begin + k);
+    call_items(item_op, i, begin, len);
   }
   probe.commit();
 }

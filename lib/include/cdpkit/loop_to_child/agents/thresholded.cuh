@@ -41,7 +41,7 @@ __device__ void thresholded_agent(const launch_context& ctx, const Segments& s, 
     }
     if (!launched) {
       probe.steps(len);  // the inline loop's steps, counted here: nothing per iteration
-      for (std::uint32_t k = 0; k < len; ++k) call_item(item_op, i, begin + k);
+      call_items(item_op, i, begin, len);
     }
   }
   probe.commit();

@@ -307,6 +307,15 @@ struct collector_profile {
   std::vector<std::string> notes;      ///< e.g. "metrics: CUPTI: ...: another profiler holds CUPTI"
 };
 
+/// A picture a program made of its input or output (e.g. the Bézier sample's tessellated curves),
+/// shown by the report as an image. cdpkit-profile/4, optional (absent in profiles written before
+/// it): a title and a standalone SVG document of at most max_picture_bytes.
+struct picture {
+  std::string title;
+  std::string svg;
+};
+inline constexpr std::size_t max_picture_bytes = 8u << 20;
+
 struct device_profile {
   std::string name, cc;
   std::uint64_t sms = 0, memory_bytes = 0;
@@ -323,6 +332,7 @@ struct profile {
   std::vector<run_profile> runs;
   std::optional<collector_profile> collector;          ///< cdpkit-profile/4
   std::optional<host_activity_profile> host_activity;  ///< cdpkit-profile/4
+  std::vector<picture> pictures;                       ///< cdpkit-profile/4, optional
 };
 
 // --- the summary ------------------------------------------------------------------------------
@@ -368,6 +378,11 @@ nlohmann::json hardware_json(const hardware_profile& h);
 nlohmann::json timeline_json(const timeline_profile& t);
 nlohmann::json host_activity_json(const host_activity_profile& a);
 nlohmann::json collector_json(const collector_profile& c);
+/// A picture's JSON. Throws format_error for an SVG that picture_problem refuses.
+nlohmann::json picture_json(const picture& p);
+/// Why a picture is not one the report can show (empty when it is): an SVG document is expected
+/// ("<svg" or "<?xml" first, after blanks), of at most max_picture_bytes, valid UTF-8.
+std::string picture_problem(const picture& p);
 
 /// Parse and validate one profile (cdpkit-profile/4, /3, /2 or /1); `name` is used in error messages.
 /// Throws format_error for anything the text can hold: invalid JSON, numbers out of range
