@@ -9,6 +9,7 @@
 #include "temp_dir.hpp"
 
 #include <cdpkit/bezier.hpp>
+#include <cdpkit/harness/bezier_runs.hpp>
 #include <cdpkit/error.hpp>
 
 #include <algorithm>
@@ -448,4 +449,51 @@ TEST_CASE("the SVG is well-formed and draws the window's points") {
                    "width");
     CHECK_CONTAINS(input_error_of([] { return cdpkit::end_point_bounds(curve_set{}); }), "empty");
   }
+}
+
+TEST_CASE("the SVG leaves out control polygons reaching far beyond the window, and says how many") {
+  curve_set set;
+  set.name = "far";
+  bezier_curve near{}, far{};
+  near.degree = far.degree = 3;
+  near.p[0] = {10, 10}, near.p[1] = {12, 14}, near.p[2] = {16, 14}, near.p[3] = {18, 10};
+  far.p[0] = {12, 12}, far.p[1] = {5000, -4000}, far.p[2] = {-4000, 5000}, far.p[3] = {14, 12};
+  set.curves = {near, far};
+  const auto offsets = cdpkit::tessellation_offsets(set);
+  const auto points = cdpkit::tessellate_reference(set);
+  std::ostringstream out;
+  cdpkit::write_svg(out, set, points, offsets, {0, 0, 32, 32});
+  const std::string svg = out.str();
+  CHECK(xml_problem(svg) == "");
+  CHECK_CONTAINS(svg, "2 curves meet it");
+  CHECK_CONTAINS(svg, "1 control polygons spanning over 8 window sides left out");
+  std::size_t polylines = 0;
+  for (auto at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) ++polylines;
+  CHECK(polylines == 1u);
+  CHECK(svg.find("clipped") == std::string::npos);
+}
+
+TEST_CASE("the sample's picture window holds the curve with the most points whole") {
+  const curve_set set = cdpkit::make_random_curves(20000, 3);
+  const auto c = cdpkit::harness::make_bezier_case("random:20000", set, cdpkit::default_tolerance,
+                                                   cdpkit::default_point_cap);
+  REQUIRE(c.max_points > 100u);
+  const cdpkit::curve_window w = cdpkit::harness::busiest_window(c);
+  CHECK(w.max_x - w.min_x >= 64.0f);
+  CHECK(w.max_y - w.min_y >= 64.0f);
+  std::size_t busiest = 0;
+  for (std::size_t i = 0; i < set.curves.size(); ++i)
+    if (c.offsets[i + 1] - c.offsets[i] == c.max_points) {
+      busiest = i;
+      break;
+    }
+  for (std::uint32_t j = c.offsets[busiest]; j < c.offsets[busiest + 1]; ++j) {
+    CHECK(c.expected[j].x > w.min_x);
+    CHECK(c.expected[j].x < w.max_x);
+    CHECK(c.expected[j].y > w.min_y);
+    CHECK(c.expected[j].y < w.max_y);
+  }
+  const curve_set none;
+  const auto empty = cdpkit::harness::make_bezier_case("none", none, cdpkit::default_tolerance, cdpkit::default_point_cap);
+  CHECK_CONTAINS(input_error_of([&] { return cdpkit::harness::busiest_window(empty), 0; }), "is empty");
 }

@@ -2,6 +2,8 @@
 
 #include <cdpkit/harness/table.hpp>
 
+#include <cdpkit/error.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -77,22 +79,21 @@ void print_bezier_results(std::ostream& out, const bezier_case& c, const std::ve
       << format("%.2g", static_cast<double>(c.abs_tol)) << " px).\n";
 }
 
-curve_window busiest_window(const bezier_case& c, std::size_t target_curves) {
-  const curve_window box = end_point_bounds(*c.set);  // throws for an empty set
-  const std::size_t n = c.set->curves.size();
-  if (n <= target_curves) return box;
+curve_window busiest_window(const bezier_case& c, float min_side_px) {
+  if (c.set->curves.empty()) throw input_error("busiest_window: the curve set '" + c.set->name + "' is empty");
   std::size_t busiest = 0;
   for (std::size_t i = 0; i + 1 < c.offsets.size(); ++i)
     if (c.offsets[i + 1] - c.offsets[i] > c.offsets[busiest + 1] - c.offsets[busiest]) busiest = i;
-  const double w = box.max_x - box.min_x, h = box.max_y - box.min_y;
-  const double half = 0.5 * std::sqrt(w * h * static_cast<double>(target_curves) / static_cast<double>(n));
-  const vec2 at = c.set->curves[busiest].p[0];
-  curve_window win;
-  win.min_x = static_cast<float>(std::max<double>(box.min_x, at.x - half));
-  win.min_y = static_cast<float>(std::max<double>(box.min_y, at.y - half));
-  win.max_x = static_cast<float>(std::min<double>(box.max_x, at.x + half));
-  win.max_y = static_cast<float>(std::min<double>(box.max_y, at.y + half));
-  return win;
+  double lo_x = c.expected[c.offsets[busiest]].x, hi_x = lo_x;
+  double lo_y = c.expected[c.offsets[busiest]].y, hi_y = lo_y;
+  for (std::uint32_t j = c.offsets[busiest]; j < c.offsets[busiest + 1]; ++j) {
+    lo_x = std::min<double>(lo_x, c.expected[j].x), hi_x = std::max<double>(hi_x, c.expected[j].x);
+    lo_y = std::min<double>(lo_y, c.expected[j].y), hi_y = std::max<double>(hi_y, c.expected[j].y);
+  }
+  const double side = std::max({hi_x - lo_x, hi_y - lo_y, static_cast<double>(min_side_px)});
+  const double pad_x = 0.2 * side + 0.5 * (side - (hi_x - lo_x)), pad_y = 0.2 * side + 0.5 * (side - (hi_y - lo_y));
+  return curve_window{static_cast<float>(lo_x - pad_x), static_cast<float>(lo_y - pad_y),
+                      static_cast<float>(hi_x + pad_x), static_cast<float>(hi_y + pad_y)};
 }
 
 bench_row to_bench_row(const bezier_case& c, const bezier_run& r) {

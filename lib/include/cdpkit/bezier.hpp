@@ -269,8 +269,13 @@ struct svg_options {
   std::string title;                 ///< empty: the set's name
 };
 
+/// Control polygons spanning more than this many window sides are left out of the picture (a very
+/// curved curve's far control points would draw lines across the whole window).
+inline constexpr float svg_far_reach = 8.0f;
+
 /// Write a self-contained SVG picture of the window: the control polygons of the curves whose
-/// control points' bounding box meets the window (faint grey), the tessellated points inside
+/// control points' bounding box meets the window (faint grey; those spanning over svg_far_reach
+/// window sides are left out and counted in the caption), the tessellated points inside
 /// the window as dots coloured by their curve's point count (log2 buckets, a legend on top), and
 /// a caption with the set, the window and the counts; when max_points or max_curves clipped the
 /// picture, the caption says how many were drawn of how many. Text is XML-escaped. `points` and

@@ -120,7 +120,8 @@ void write_svg(std::ostream& out, const curve_set& set, const std::vector<vec2>&
   std::string polygons;
   std::array<std::string, bucket_colour.size()> dots;
   std::array<std::uint64_t, bucket_colour.size()> curves_per_bucket{};
-  std::uint64_t meeting = 0, polygons_drawn = 0, in_window = 0, dots_drawn = 0;
+  std::uint64_t meeting = 0, polygons_drawn = 0, far_reaching = 0, in_window = 0, dots_drawn = 0;
+  const double reach = svg_far_reach * std::max(ww, wh);
   const std::string r = short_num(options.dot_radius_px);
   for (std::size_t i = 0; i < set.curves.size(); ++i) {
     const bezier_curve& c = set.curves[i];
@@ -131,7 +132,9 @@ void write_svg(std::ostream& out, const curve_set& set, const std::vector<vec2>&
     }
     if (hi.x < window.min_x || lo.x > window.max_x || hi.y < window.min_y || lo.y > window.max_y) continue;
     ++meeting;
-    if (polygons_drawn < options.max_curves) {
+    if (std::max(static_cast<double>(hi.x) - lo.x, static_cast<double>(hi.y) - lo.y) > reach) {
+      ++far_reaching;  // a very curved curve's far control points: lines across the whole window
+    } else if (polygons_drawn < options.max_curves) {
       ++polygons_drawn;
       polygons += "<polyline points=\"";
       for (int k = 0; k <= c.degree; ++k) polygons += (k ? " " : "") + sx(c.p[k].x) + "," + sy(c.p[k].y);
@@ -164,12 +167,15 @@ void write_svg(std::ostream& out, const curve_set& set, const std::vector<vec2>&
   std::string caption = "window [" + short_num(window.min_x) + ", " + short_num(window.max_x) + "] x [" +
                         short_num(window.min_y) + ", " + short_num(window.max_y) + "] px: " + std::to_string(meeting) +
                         " curves meet it, " + std::to_string(in_window) + " points in it";
-  if (dots_drawn < in_window || polygons_drawn < meeting) {
+  if (dots_drawn < in_window || polygons_drawn + far_reaching < meeting) {
     caption += "; clipped: " + std::to_string(dots_drawn) + " of " + std::to_string(in_window) + " points and " +
                std::to_string(polygons_drawn) + " of " + std::to_string(meeting) + " control polygons drawn";
   } else {
     caption += ", all drawn";
   }
+  if (far_reaching > 0)
+    caption += "; " + std::to_string(far_reaching) + " control polygons spanning over " + short_num(svg_far_reach) +
+               " window sides left out";
   out << "<text x=\"8\" y=\"34\" class=\"caption\">" << escape(caption) << "</text>\n";
   out << "<g class=\"legend\"><text x=\"8\" y=\"54\">points per curve:</text>\n";
   for (std::size_t b = 0; b < bucket_colour.size(); ++b) {

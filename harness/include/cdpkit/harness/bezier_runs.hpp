@@ -49,11 +49,11 @@ std::vector<bezier_run> run_bezier_variants(const bezier_case& c, const device_c
 /// fallbacks, warp efficiency, check.
 void print_bezier_results(std::ostream& out, const bezier_case& c, const std::vector<bezier_run>& runs);
 
-/// The sample's picture window: a square around the first end point of the curve with the most
-/// points, wide enough that about `target_curves` curves of an evenly spread set fall in it
-/// (the whole end-point box, end_point_bounds, when the set has no more than that), clipped to
-/// that box. Throws cdpkit::input_error for an empty set.
-curve_window busiest_window(const bezier_case& c, std::size_t target_curves = 3000);
+/// The sample's picture window: the box of the points of the curve with the most points (the
+/// first such curve), widened by a fifth of its larger side on every side and to at least
+/// `min_side_px`: that curve whole, and the mostly flat curves around it. Throws
+/// cdpkit::input_error for an empty set.
+curve_window busiest_window(const bezier_case& c, float min_side_px = 64.0f);
 
 /// family "bezier", baseline "flat_balanced", work = points.
 bench_row to_bench_row(const bezier_case& c, const bezier_run& r);

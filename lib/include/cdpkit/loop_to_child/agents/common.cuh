@@ -2,12 +2,11 @@
 // cdpkit/loop_to_child/agents/common.cuh — what every loop-to-child agent shares: the segments,
 // the parent block size, the per-item call, segment lookup, and the bodies of the child grids.
 
+#include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/probe.cuh>
 
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -58,26 +57,40 @@ inline constexpr bool is_segment_sum_v = false;
 template <class Term, class Combine>
 inline constexpr bool is_segment_sum_v<segment_sum<Term, Combine>> = true;
 
+/// The sum of `v` over the run of lanes holding segment i that the calling lane belongs to, in
+/// the run's first lane (other lanes get partial sums): a run is a maximal set of consecutive
+/// active lanes with the same i. `active` is the calling lanes' mask (every lane in it calls).
+/// Lanes that hold the same segment but are not adjacent form separate runs: still correct, one
+/// more combine. The agents' callers give lanes consecutive items (k = base + lane), so a
+/// segment's items in a warp are one run. Costs a shuffle up, a ballot and five shuffle-down
+/// steps (a segmented suffix sum), no match or partition.
+template <class T>
+__device__ __forceinline__ T warp_run_sum(unsigned int active, std::uint32_t i, T v, bool& first) {
+  const unsigned int lane = cdpkit::detail::lane_id();
+  const std::uint32_t before = __shfl_up_sync(active, i, 1);
+  first = lane == 0 || ((active >> (lane - 1)) & 1u) == 0 || before != i;
+  const unsigned int firsts = __ballot_sync(active, first);
+  // the run ends before the next run's first lane or the next inactive lane
+  const unsigned int stops = (firsts | ~active) & ~((2u << lane) - 1u);  // (lane 31: none above)
+  const unsigned int last = stops ? static_cast<unsigned int>(__ffs(static_cast<int>(stops))) - 2u : 31u;
+  for (unsigned int d = 1; d < 32; d *= 2) {
+    const T other = __shfl_down_sync(active, v, d);
+    if (lane + d <= last) v += other;
+  }
+  return v;
+}
+
 /// One item, by a thread whose warp-mates may be running items at the same time (a child, a
 /// cooperative loop, the flat grid). item_op may take (segment, item) or just (item), as in
-/// Fig. 21.4's doMoreWork(j). A segment_sum is reduced over the warp's lanes that hold items of
-/// the same segment (all of them when `OneSegment`: a child over one segment), and the lowest
-/// such lane hands the partial sum to combine: one call per run of a segment per warp.
-template <bool OneSegment = false, class ItemOp>
+/// Fig. 21.4's doMoreWork(j). A segment_sum is summed over each run of adjacent lanes holding
+/// the same segment (warp_run_sum), and the run's first lane hands the sum to combine.
+template <class ItemOp>
 __device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std::uint32_t j) {
   if constexpr (is_segment_sum_v<ItemOp>) {
-    namespace cg = cooperative_groups;
-    using value_type = decltype(op.term(i, j));
-    const cg::coalesced_group active = cg::coalesced_threads();
-    value_type v = op.term(i, j);
-    if constexpr (OneSegment) {
-      v = cg::reduce(active, v, cg::plus<value_type>());
-      if (active.thread_rank() == 0) op.combine(i, v);
-    } else {
-      const cg::coalesced_group run = cg::labeled_partition(active, i);
-      v = cg::reduce(run, v, cg::plus<value_type>());
-      if (run.thread_rank() == 0) op.combine(i, v);
-    }
+    const unsigned int active = __activemask();
+    bool first = false;
+    const auto sum = warp_run_sum(active, i, op.term(i, j), first);
+    if (first) op.combine(i, sum);
   } else if constexpr (std::is_invocable_v<const ItemOp&, std::uint32_t, std::uint32_t>) {
     op(i, j);
   } else {
@@ -155,7 +168,7 @@ struct segment_items_fn {
   ItemOp item_op;
   __device__ void operator()(const launch_context& self, std::uint64_t k) const {
     probe_single_step(self, sites::l2c_child_items);
-    call_item<true>(item_op, segment, begin + static_cast<std::uint32_t>(k));
+    call_item(item_op, segment, begin + static_cast<std::uint32_t>(k));
   }
 };
 
