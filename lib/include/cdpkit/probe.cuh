@@ -30,8 +30,6 @@
 // of equal steps (same number of active lanes) in registers and adds it to the histogram when the
 // number changes or at commit(): one atomic per run, not per step (a uniform loop costs one per
 // warp instead of one per iteration; a lane that is leader for a while flushes its own runs).
-// The atomics go to one of probe_stripes copies of the site's counters, chosen by SM
-// (launch_state::probes; the host sums them): a grid's warps do not all add into one address.
 
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
@@ -100,7 +98,8 @@ class warp_probe {
       else if (static_cast<unsigned int>(other) != lane && v > next) next = v;
     }
     // steps next .. n - 1 of the warp have exactly rank + 1 lanes active
-    if (n > next) atomicAdd(&counters()->lanes_hist[rank + 1], static_cast<unsigned long long>(n - next));
+    if (n > next)
+      atomicAdd(&state_->sites[site_].lanes_hist[rank + 1], static_cast<unsigned long long>(n - next));
     if (lane == static_cast<unsigned int>(__ffs(mask) - 1)) {
       leader_steps_ += most;
       leader_active_ += total;
@@ -131,7 +130,7 @@ class warp_probe {
     }
     leader_steps_ = leader_active_ = 0;
     if (steps == 0 || detail::lane_id() != static_cast<unsigned int>(__ffs(mask_) - 1)) return;
-    probe_counters& c = *counters();
+    site_counters& c = state_->sites[site_];
     const double efficiency = static_cast<double>(active) / (32.0 * steps);
     int bucket = static_cast<int>(efficiency * trace_limits::efficiency_buckets);
     if (bucket >= trace_limits::efficiency_buckets) bucket = trace_limits::efficiency_buckets - 1;
@@ -151,18 +150,10 @@ class warp_probe {
     }
   }
 
-  /// This site's stripe of the probe counters for the calling thread's SM (striped so that a
-  /// kernel's warps do not all add into one address; the host sums the stripes).
-  __device__ probe_counters* counters() const {
-    unsigned int sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    return &state_->probes[site_ * probe_stripes + sm % probe_stripes];
-  }
-
   /// Add this lane's run of equal leader steps to the histogram.
   __device__ void flush_run() {
     if (run_length_ == 0) return;
-    atomicAdd(&counters()->lanes_hist[run_active_], static_cast<unsigned long long>(run_length_));
+    atomicAdd(&state_->sites[site_].lanes_hist[run_active_], static_cast<unsigned long long>(run_length_));
     run_length_ = 0;
   }
 
