@@ -50,9 +50,13 @@ int main(int argc, char** argv) {
       else if (!std::filesystem::exists(font)) std::cout << "(" << font << " not found: skipped)\n";
       else inputs.push_back("font:" + font + ":256");
     }
+    // every input first: a bad spec is one line and exit 2 before any run
+    std::vector<cdpkit::curve_set> sets;
+    for (const auto& spec : inputs) sets.push_back(cdpkit::load_curves(spec));
     bool ok = true;
-    for (const auto& spec : inputs) {
-      const cdpkit::curve_set set = cdpkit::load_curves(spec);
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const std::string& spec = inputs[k];
+      const cdpkit::curve_set& set = sets[k];
       const auto c = cdpkit::harness::make_bezier_case(spec, set, cdpkit::default_tolerance, cdpkit::default_point_cap);
       const cdpkit::device_curves dc(set);
       std::vector<cdpkit::tessellation_options> runs;

@@ -143,6 +143,11 @@ TEST_CASE("a bad curve spec, font, window or tolerance is one line naming the pr
     CHECK(r.output.find(".cpp:") == std::string::npos);
     CHECK_FALSE(std::filesystem::exists(svg));
   }
+  // an unwritable picture path fails before any GPU work, with or without a GPU
+  const auto r = run(bezier + " --curves random:100 --svg " + (dir.path() / "missing" / "p.svg").string());
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.rfind("bezier: --svg: ", 0) == 0, r.output);
+  CHECK(lines(r.output) == 1u);
 }
 
 TEST_CASE("every program answers --version with its name and the cdpkit version, exit 0") {

@@ -79,21 +79,17 @@ void print_bezier_results(std::ostream& out, const bezier_case& c, const std::ve
       << format("%.2g", static_cast<double>(c.abs_tol)) << " px).\n";
 }
 
-curve_window busiest_window(const bezier_case& c, float min_side_px) {
-  if (c.set->curves.empty()) throw input_error("busiest_window: the curve set '" + c.set->name + "' is empty");
-  std::size_t busiest = 0;
-  for (std::size_t i = 0; i + 1 < c.offsets.size(); ++i)
-    if (c.offsets[i + 1] - c.offsets[i] > c.offsets[busiest + 1] - c.offsets[busiest]) busiest = i;
-  double lo_x = c.expected[c.offsets[busiest]].x, hi_x = lo_x;
-  double lo_y = c.expected[c.offsets[busiest]].y, hi_y = lo_y;
-  for (std::uint32_t j = c.offsets[busiest]; j < c.offsets[busiest + 1]; ++j) {
-    lo_x = std::min<double>(lo_x, c.expected[j].x), hi_x = std::max<double>(hi_x, c.expected[j].x);
-    lo_y = std::min<double>(lo_y, c.expected[j].y), hi_y = std::max<double>(hi_y, c.expected[j].y);
-  }
-  const double side = std::max({hi_x - lo_x, hi_y - lo_y, static_cast<double>(min_side_px)});
-  const double pad_x = 0.2 * side + 0.5 * (side - (hi_x - lo_x)), pad_y = 0.2 * side + 0.5 * (side - (hi_y - lo_y));
-  return curve_window{static_cast<float>(lo_x - pad_x), static_cast<float>(lo_y - pad_y),
-                      static_cast<float>(hi_x + pad_x), static_cast<float>(hi_y + pad_y)};
+curve_window picture_window(const bezier_case& c, std::size_t target_curves) {
+  const curve_window box = end_point_bounds(*c.set);  // throws for an empty set
+  const std::size_t n = c.set->curves.size();
+  if (n <= target_curves) return box;
+  const double w = static_cast<double>(box.max_x) - box.min_x, h = static_cast<double>(box.max_y) - box.min_y;
+  const double half =
+      0.5 * std::max(16.0, std::sqrt(w * h * static_cast<double>(target_curves) / static_cast<double>(n)));
+  const double cx = 0.5 * (static_cast<double>(box.min_x) + box.max_x);
+  const double cy = 0.5 * (static_cast<double>(box.min_y) + box.max_y);
+  return curve_window{static_cast<float>(cx - half), static_cast<float>(cy - half), static_cast<float>(cx + half),
+                      static_cast<float>(cy + half)};
 }
 
 bench_row to_bench_row(const bezier_case& c, const bezier_run& r) {

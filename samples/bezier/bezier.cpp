@@ -6,10 +6,11 @@
 //
 // 1. Generate or read the curves (random:N, straight:N, extreme:N, font:PATH[:PIXELS]).
 // 2. The CPU tessellation: the reference of every check.
-// 3. Run each variant: timed with tracing off, one traced run, every point checked.
-// 4. Print the table; write an SVG picture of a window of the tessellated curves (points coloured
-//    by their curve's point count) and the profile with --profile (the picture inside, for the
-//    report). Exit 1 if any check failed.
+// 3. Write an SVG picture of a window of the CPU tessellation (points coloured by their curve's
+//    point count; every variant's points must match it).
+// 4. Run each variant: timed with tracing off, one traced run, every point checked.
+// 5. Print the table; write the profile with --profile (the picture inside, for the report).
+//    Exit 1 if any check failed.
 //
 //   bezier --curves random:2^20 --svg bezier.svg --profile bezier.json
 //   bezier --curves font:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:512 --variant block_aggregated,flat_balanced
@@ -69,8 +70,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")->capture_default_str();
   app.add_option("--window", window_box,
-                 "the picture's window MIN_X,MIN_Y,MAX_X,MAX_Y in pixels (default: around the curve with the most "
-                 "points)")
+                 "the picture's window MIN_X,MIN_Y,MAX_X,MAX_Y in pixels (default: a square at the centre of "
+                 "the curves, where about 600 of them start)")
       ->delimiter(',')
       ->expected(4);
   cdpkit::harness::sample_options opts;
@@ -97,15 +98,23 @@ int main(int argc, char** argv) {
     // the input and the reference first: a bad spec or font is one line and exit 2, with or without a GPU
     const cdpkit::curve_set set = cdpkit::load_curves(curves_spec, seed);
     const auto c = cdpkit::harness::make_bezier_case(curves_spec, set, tolerance, cap);
-    std::string svg;
+    // The picture is of the CPU tessellation, which every variant's points must match: written
+    // now, so that an unwritable --svg path fails before the GPU work.
+    std::vector<cdpkit::schema::picture> pictures;
     if (!svg_path.empty() && !set.curves.empty()) {
       CDPKIT_NVTX_SCOPE("bezier::picture");
       std::ostringstream picture;
       cdpkit::svg_options so;
-      so.title = "bezier " + curves_spec + " (tolerance " + cdpkit::harness::format("%g", tolerance) + " px, cap " +
-                 std::to_string(cap) + ")";
-      cdpkit::write_svg(picture, set, c.expected, c.offsets, window.value_or(cdpkit::harness::busiest_window(c)), so);
-      svg = picture.str();
+      const std::string name = cdpkit::schema::utf8_replaced("bezier " + curves_spec);  // (a path may be Latin-1)
+      so.title = name + " (tolerance " + cdpkit::harness::format("%g", tolerance) + " px, cap " + std::to_string(cap) + ")";
+      cdpkit::write_svg(picture, set, c.expected, c.offsets, window.value_or(cdpkit::harness::picture_window(c)), so);
+      try {
+        cdpkit::schema::write_file_atomically(svg_path, picture.str());
+      } catch (const cdpkit::schema::write_error& e) {
+        throw cdpkit::input_error(std::string("--svg: ") + e.what());
+      }
+      std::cout << "picture written to " << svg_path << " (the CPU tessellation's points)\n";
+      pictures.push_back({name, picture.str()});
     }
     cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU
 
@@ -128,17 +137,6 @@ int main(int argc, char** argv) {
         collector);
     std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget()
               << ", depth cap " << runtime.config().max_depth << "\n";
-    std::vector<cdpkit::schema::picture> pictures;
-    if (!svg.empty()) {
-      try {
-        cdpkit::schema::write_file_atomically(svg_path, svg);
-      } catch (const cdpkit::schema::write_error& e) {
-        throw cdpkit::input_error(std::string("--svg: ") + e.what());
-      }
-      std::cout << "picture written to " << svg_path << " (the CPU tessellation's points, which every variant's "
-                                                        "matched)\n";
-      pictures.push_back({"bezier " + curves_spec, svg});
-    }
     if (!opts.profile_path.empty())
       cdpkit::harness::write_sample_profile(std::cout, opts.profile_path, "bezier", collector, results,
                                             [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); },

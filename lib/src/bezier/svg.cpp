@@ -169,7 +169,8 @@ void write_svg(std::ostream& out, const curve_set& set, const std::vector<vec2>&
                         " curves meet it, " + std::to_string(in_window) + " points in it";
   if (dots_drawn < in_window || polygons_drawn + far_reaching < meeting) {
     caption += "; clipped: " + std::to_string(dots_drawn) + " of " + std::to_string(in_window) + " points and " +
-               std::to_string(polygons_drawn) + " of " + std::to_string(meeting) + " control polygons drawn";
+               std::to_string(polygons_drawn) + " of " + std::to_string(meeting - far_reaching) +
+               " control polygons drawn";
   } else {
     caption += ", all drawn";
   }

@@ -49,11 +49,14 @@ std::vector<bezier_run> run_bezier_variants(const bezier_case& c, const device_c
 /// fallbacks, warp efficiency, check.
 void print_bezier_results(std::ostream& out, const bezier_case& c, const std::vector<bezier_run>& runs);
 
-/// The sample's picture window: the box of the points of the curve with the most points (the
-/// first such curve), widened by a fifth of its larger side on every side and to at least
-/// `min_side_px`: that curve whole, and the mostly flat curves around it. Throws
+/// The sample's picture window: a square at the centre of the set's end points
+/// (end_point_bounds), as large as the share of that box in which about `target_curves` curves
+/// of an evenly spread set start (the whole box for smaller sets), at least 16 px: the mostly
+/// flat curves as a few dots each, and the dense dotted arcs of the very curved ones passing
+/// through. (A very curved curve is large: its points span about a quarter of its bend, so a
+/// window around the curve with the most points would span the whole plane.) Throws
 /// cdpkit::input_error for an empty set.
-curve_window busiest_window(const bezier_case& c, float min_side_px = 64.0f);
+curve_window picture_window(const bezier_case& c, std::size_t target_curves = 600);
 
 /// family "bezier", baseline "flat_balanced", work = points.
 bench_row to_bench_row(const bezier_case& c, const bezier_run& r);

@@ -27,12 +27,13 @@ struct segments_view {
 
 /// An item operator that sums per segment (a segmented reduction: SpMV's rows, a histogram's
 /// bins). Instead of a call per item, the agents add term(i, j) over the items of segment i that
-/// one thread walks, or that the lanes of one warp hold at once, and hand each partial sum to
-/// combine(i, partial): once per segment where a thread walks it alone, once per warp and
-/// segment in a child grid, a cooperative loop or the flat grid. A segment's partials reach
-/// combine in no set order and possibly from several threads at once, so combine must add them
-/// atomically (e.g. atomicAdd into an output zeroed before); an empty segment gets no call.
-/// Term: `__device__ T term(std::uint32_t i, std::uint32_t j) const` with T arithmetic;
+/// one thread walks, or that adjacent lanes of one warp hold at once, and hand each partial sum
+/// to combine(i, partial): once per segment where a thread walks it alone, once per run of a
+/// warp's lanes holding it in a child grid, a cooperative loop or the flat grid (a warp that
+/// meets the segment again in a later round of its loop makes another call). A segment's
+/// partials reach combine in no set order and possibly from several threads at once, so combine
+/// must add them atomically (e.g. atomicAdd into an output zeroed before); an empty segment gets
+/// no call. Term: `__device__ T term(std::uint32_t i, std::uint32_t j) const` with T arithmetic;
 /// Combine: `__device__ void combine(std::uint32_t i, T partial) const`. Floating-point sums
 /// are therefore grouped differently under each policy (within the usual rounding).
 template <class Term, class Combine>
