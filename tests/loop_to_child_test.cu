@@ -468,3 +468,57 @@ TEST_CASE("segment_sum gives every segment's exact sum under every policy, one c
     }
   }
 }
+
+namespace {
+
+/// One warp per case: the lanes of masks[c] call warp_run_sum with ids[c * 32 + lane] and the
+/// value lane + 1; sums and firsts get each lane's result.
+__global__ void warp_run_sum_kernel(const unsigned int* masks, const std::uint32_t* ids,
+                                    unsigned long long* sums, int* firsts) {
+  const unsigned int c = blockIdx.x, lane = threadIdx.x;
+  if ((masks[c] >> lane) & 1u) {
+    bool first = false;
+    sums[c * 32 + lane] = cdpkit::loop_to_child::warp_run_sum(masks[c], ids[c * 32 + lane], lane + 1ull, first);
+    firsts[c * 32 + lane] = first ? 1 : 0;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("warp_run_sum gives each run of adjacent active lanes with one segment its sum, in its first lane, "
+          "whatever the mask" * CDPKIT_GPU_CASE) {
+  std::vector<unsigned int> masks = {0xffffffffu, 0xffffffffu, 0x0000ffffu, 0x80000000u, 0x00000001u,
+                                     0xa5a5a5a5u, 0xffff00ffu, 0x7ffffffeu};
+  std::vector<std::uint32_t> ids(masks.size() * 32, 7u);
+  for (unsigned int lane = 0; lane < 32; ++lane) ids[32 + lane] = lane;  // case 1: every lane its own run
+  std::uint64_t state = 12345;
+  const auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+  for (int extra = 0; extra < 200; ++extra) {  // random masks, ids in 0..3 (runs of every length)
+    masks.push_back(static_cast<unsigned int>(next() >> 32) | (extra % 4 == 0 ? 0xffffffffu : 0u));
+    for (int lane = 0; lane < 32; ++lane) ids.push_back(static_cast<std::uint32_t>(next() >> 62));
+  }
+  const auto cases = static_cast<unsigned int>(masks.size());
+  thrust::device_vector<unsigned int> d_masks(masks.begin(), masks.end());
+  thrust::device_vector<std::uint32_t> d_ids(ids.begin(), ids.end());
+  thrust::device_vector<unsigned long long> d_sums(std::size_t{cases} * 32, 0);
+  thrust::device_vector<int> d_firsts(std::size_t{cases} * 32, -1);
+  warp_run_sum_kernel<<<cases, 32>>>(thrust::raw_pointer_cast(d_masks.data()), thrust::raw_pointer_cast(d_ids.data()),
+                                     thrust::raw_pointer_cast(d_sums.data()), thrust::raw_pointer_cast(d_firsts.data()));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const thrust::host_vector<unsigned long long> sums = d_sums;
+  const thrust::host_vector<int> firsts = d_firsts;
+  for (unsigned int c = 0; c < cases; ++c) {
+    CAPTURE(c);
+    CAPTURE(masks[c]);
+    for (unsigned int lane = 0; lane < 32; ++lane) {
+      if (((masks[c] >> lane) & 1u) == 0) continue;
+      const bool first = lane == 0 || ((masks[c] >> (lane - 1)) & 1u) == 0 || ids[c * 32 + lane - 1] != ids[c * 32 + lane];
+      CHECK(firsts[c * 32 + lane] == (first ? 1 : 0));
+      if (!first) continue;
+      unsigned long long expected = 0;  // the run: this lane and the active lanes after it with its id
+      for (unsigned int k = lane; k < 32 && ((masks[c] >> k) & 1u) != 0 && ids[c * 32 + k] == ids[c * 32 + lane]; ++k)
+        expected += k + 1ull;
+      CHECK(sums[c * 32 + lane] == expected);
+    }
+  }
+}
