@@ -90,16 +90,10 @@ int main(int argc, char** argv) {
     cdpkit::profiling::collector collector(collect_options);
     const auto results = cdpkit::harness::run_policies(workload, runtime, policies, reps, &collector);
     cdpkit::harness::print_results(std::cout, input, workload, results);
-    cdpkit::harness::print_collected(
-        std::cout, cdpkit::harness::collected_rows(results, [](const auto& r) { return std::string(to_string(r.policy.kind)); }),
-        collector);
-    std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget "
-              << runtime.pending_budget() << "\n";
-
-    if (!opts.profile_path.empty())
-      cdpkit::harness::write_sample_profile(
-          std::cout, opts.profile_path, "loop_to_child", collector, results,
-          [&](const auto& r) { return cdpkit::harness::to_bench_row(input, workload, r); });
+    cdpkit::harness::finish_sample(
+        std::cout, "loop_to_child", opts, runtime, collector, results,
+        [](const auto& r) { return std::string(to_string(r.policy.kind)); },
+        [&](const auto& r) { return cdpkit::harness::to_bench_row(input, workload, r); });
     return cdpkit::harness::all_verified(results);
   });
 }

@@ -93,16 +93,12 @@ int main(int argc, char** argv) {
     cdpkit::profiling::collector collector(collect_options);
     const auto results = cdpkit::harness::run_tree_variants(c, dt, runtime, runs, reps, &collector);
     cdpkit::harness::print_tree_results(std::cout, c, results);
-    cdpkit::harness::print_collected(std::cout, cdpkit::harness::collected_rows(results, [](const auto& r) {
-                                       return std::string(cdpkit::to_string(r.options.variant)) + "/" +
-                                              cdpkit::to_string(r.options.op);
-                                     }),
-                                     collector);
-    std::cout << "pending launch limit " << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget()
-              << ", depth cap " << runtime.config().max_depth << "\n";
-    if (!opts.profile_path.empty())
-      cdpkit::harness::write_sample_profile(std::cout, opts.profile_path, "tree", collector, results,
-                                            [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
+    cdpkit::harness::finish_sample(
+        std::cout, "tree", opts, runtime, collector, results,
+        [](const auto& r) {
+          return std::string(cdpkit::to_string(r.options.variant)) + "/" + cdpkit::to_string(r.options.op);
+        },
+        [&](const auto& r) { return cdpkit::harness::to_bench_row(c, r); });
     return cdpkit::harness::all_verified(results);
   });
 }

@@ -77,6 +77,20 @@ void write_sample_profile(std::ostream& out, const std::string& path, const std:
   out << "profile written to " << path << "\n";
 }
 
+/// The end of a sample's run, after its own table: the collector's table (rows named by
+/// name_of(result)), the launch layer's pending-launch limit, budget and depth cap, and, when
+/// --profile was given, the profile (write_sample_profile, with the pictures). Throws what
+/// write_sample_profile throws.
+template <class Results, class NameOf, class RowOf>
+void finish_sample(std::ostream& out, const std::string& sample, const sample_options& opts,
+                   const launch_runtime& runtime, const profiling::collector& collector, const Results& results,
+                   NameOf name_of, RowOf row_of, const std::vector<schema::picture>& pictures = {}) {
+  print_collected(out, collected_rows(results, name_of), collector);
+  out << "pending launch limit " << runtime.pending_launch_limit() << ", budget " << runtime.pending_budget()
+      << ", depth cap " << runtime.config().max_depth << "\n";
+  if (!opts.profile_path.empty()) write_sample_profile(out, opts.profile_path, sample, collector, results, row_of, pictures);
+}
+
 /// The accounting in words: "exact", "+6 device runtime", "-5 missing!", "+40 unaccounted!".
 std::string accounting_text(const schema::cta_accounting& a);
 
