@@ -45,10 +45,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1u << 26));
   return cdpkit::harness::run_program("pending_headroom", app, argc, argv, [&] {
     const auto kind = cdpkit::parse_loop_policy_kind(policy_name);
-    cdpkit::loop_policy policy = cdpkit::loop_policy::make(
-        kind, kind == cdpkit::loop_policy_kind::child_per_thread ? std::optional<std::uint32_t>(0u)
-                                                                 : std::nullopt,
-        cdpkit::stream_kind::fire_and_forget);
+    const cdpkit::loop_policy policy = cdpkit::loop_policy::of(kind);
     cdpkit::launch_config config;
     config.pending_launch_limit = limit;
     config.pending_budget = budget;

@@ -122,6 +122,15 @@ TEST_CASE("the cost model threshold is the launch cost over the serial item cost
   CHECK(m.threshold(cdpkit::stream_kind::fire_and_forget, 32) == 32u * 550u);
   CHECK_THROWS_AS((void)m.threshold(cdpkit::stream_kind::tail, 0), cdpkit::input_error);
   CHECK(cdpkit::loop_policy::child_per_thread().cost_model_threshold() == 0u);
+  // of(kind, T, stream) is the kind's factory: T = 0 for child_per_thread, none without launches
+  using cdpkit::loop_policy_kind;
+  CHECK(cdpkit::loop_policy::of(loop_policy_kind::child_per_thread, 99u).threshold == 0u);
+  CHECK(cdpkit::loop_policy::of(loop_policy_kind::thresholded, 99u).threshold == 99u);
+  CHECK(cdpkit::loop_policy::of(loop_policy_kind::block_aggregated).auto_threshold());
+  CHECK_FALSE(cdpkit::loop_policy::of(loop_policy_kind::serial_loop, 99u).threshold.has_value());
+  CHECK_FALSE(cdpkit::loop_policy::of(loop_policy_kind::flat_balanced, 99u).threshold.has_value());
+  CHECK(cdpkit::loop_policy::of(loop_policy_kind::warp_aggregated, 5u, cdpkit::stream_kind::named_per_thread).stream ==
+        cdpkit::stream_kind::named_per_thread);
   CHECK_FALSE(cdpkit::loop_policy::child_per_thread().auto_threshold());
   CHECK_FALSE(cdpkit::loop_policy::thresholded(77).auto_threshold());
   auto p = cdpkit::loop_policy::thresholded();

@@ -10,14 +10,8 @@ using harness::format;
 
 loop_policy make_policy(loop_policy_kind kind, std::optional<std::uint32_t> threshold,
                         stream_kind stream, const launch_cost_model& model) {
-  loop_policy p;
-  p.kind = kind;
-  p.stream = stream;
+  loop_policy p = loop_policy::of(kind, threshold, stream);
   p.cost_model = model;
-  if (kind == loop_policy_kind::child_per_thread) p.threshold = 0u;
-  else if (kind == loop_policy_kind::thresholded || kind == loop_policy_kind::warp_aggregated ||
-           kind == loop_policy_kind::block_aggregated)
-    p.threshold = threshold;
   return p;
 }
 

@@ -60,10 +60,7 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
     throw input_error("for_each_segment: " + std::to_string(n) +
                       " segments; at most " + std::to_string(max_segments) +
                       " (2^32 - 256) are supported (32-bit thread indices)");
-  if (policy.child_block_threads == 0 || policy.child_block_threads > 1024 ||
-      policy.child_block_threads % 32 != 0)
-    throw input_error("loop_policy::child_block_threads must be a multiple of 32 in [32, 1024], got " +
-                      std::to_string(policy.child_block_threads));
+  ::cdpkit::detail::check_child_block_threads(policy.child_block_threads, "loop_policy::child_block_threads");
   const launch_context ctx = runtime.root_context();
   const auto grid = static_cast<unsigned int>((std::uint64_t{n} + block_threads - 1) / block_threads);
 

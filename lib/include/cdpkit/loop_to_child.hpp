@@ -14,6 +14,7 @@
 // cdpkit/harness/segment_workload.hpp.)
 
 #include <cdpkit/detail/device_buffer.hpp>
+#include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/launch/types.hpp>
 #include <cdpkit/loop_to_child/sites.hpp>
@@ -27,6 +28,15 @@
 #include <vector>
 
 namespace cdpkit {
+
+namespace detail {
+/// Child grids' block size check shared by every entry point that takes one: throws
+/// cdpkit::input_error "<what> must be a multiple of 32 in [32, 1024], got <threads>" unless it is.
+inline void check_child_block_threads(std::uint32_t threads, const char* what) {
+  if (threads == 0 || threads > 1024 || threads % 32 != 0)
+    throw input_error(std::string(what) + " must be a multiple of 32 in [32, 1024], got " + std::to_string(threads));
+}
+}  // namespace detail
 
 /// Most segments for_each_segment takes: 2^32 - 256, so that 32-bit thread indices of the parent
 /// grid (blocks of 256) never wrap.
@@ -95,6 +105,18 @@ struct loop_policy {
     return make(loop_policy_kind::block_aggregated, t, s);
   }
   static loop_policy flat_balanced() { return make(loop_policy_kind::flat_balanced, {}, {}); }
+  /// The policy of kind `k` as its factory above makes it: child_per_thread with T = 0, the
+  /// thresholded and aggregated kinds with `t` (unset: picked on the device), serial_loop and
+  /// flat_balanced without one; `s` is kept whatever the kind (only launching kinds use it).
+  static loop_policy of(loop_policy_kind k, std::optional<std::uint32_t> t = {},
+                        stream_kind s = stream_kind::fire_and_forget) {
+    const bool takes_t = k == loop_policy_kind::thresholded || k == loop_policy_kind::warp_aggregated ||
+                         k == loop_policy_kind::block_aggregated;
+    return make(k, k == loop_policy_kind::child_per_thread ? std::optional<std::uint32_t>(0u)
+                   : takes_t                               ? t
+                                                           : std::nullopt,
+                s);
+  }
   static loop_policy make(loop_policy_kind k, std::optional<std::uint32_t> t, stream_kind s) {
     loop_policy p;
     p.kind = k;

@@ -56,15 +56,7 @@ unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
 // ---- options -------------------------------------------------------------------------------------
 
 loop_policy tessellation_options::policy() const {
-  loop_policy p;
-  switch (variant) {
-    case loop_policy_kind::child_per_thread: p = loop_policy::child_per_thread(stream); break;
-    case loop_policy_kind::thresholded: p = loop_policy::thresholded(threshold, stream); break;
-    case loop_policy_kind::warp_aggregated: p = loop_policy::warp_aggregated(threshold, stream); break;
-    case loop_policy_kind::block_aggregated: p = loop_policy::block_aggregated(threshold, stream); break;
-    case loop_policy_kind::flat_balanced: p = loop_policy::flat_balanced(); break;
-    default: p = loop_policy::serial(); break;
-  }
+  loop_policy p = loop_policy::of(variant, threshold, stream);
   p.child_block_threads = child_block_threads;
   return p;
 }
@@ -102,9 +94,7 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
   if (options.cap < 2 || options.cap > max_point_cap)
     throw input_error("tessellation_options::cap must be in [2, " + std::to_string(max_point_cap) + "], got " +
                       std::to_string(options.cap));
-  if (options.child_block_threads == 0 || options.child_block_threads > 1024 || options.child_block_threads % 32 != 0)
-    throw input_error("tessellation_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
-                      std::to_string(options.child_block_threads));
+  detail::check_child_block_threads(options.child_block_threads, "tessellation_options::child_block_threads");
   const std::uint32_t n = curves_->size();
   tessellation_stats stats;
   ran_ = false;

@@ -171,9 +171,7 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
     throw input_error("bfs: source " + std::to_string(source) + " is not a vertex (the graph has " +
                       std::to_string(n) + ")");
   const std::uint32_t child_block_threads = options.effective_child_block_threads();
-  if (child_block_threads == 0 || child_block_threads > 1024 || child_block_threads % 32 != 0)
-    throw input_error("bfs_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
-                      std::to_string(child_block_threads));
+  detail::check_child_block_threads(child_block_threads, "bfs_options::child_block_threads");
   bfs_init_kernel<<<static_cast<unsigned int>((std::uint64_t{n} + 255) / 256), 256, 0, stream>>>(
       d_levels_.get(), n, source, d_frontier_[0].get(), d_counters_.get());
   CDPKIT_CUDA_TRY(cudaGetLastError());

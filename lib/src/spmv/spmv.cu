@@ -77,15 +77,16 @@ spmv_variant parse_spmv_variant(const std::string& name) {
 }
 
 loop_policy spmv_options::policy() const {
-  loop_policy p;
+  loop_policy_kind kind = loop_policy_kind::serial_loop;  // (cusparse runs no loop-to-child policy)
   switch (variant) {
-    case spmv_variant::child_per_thread: p = loop_policy::child_per_thread(stream); break;
-    case spmv_variant::thresholded: p = loop_policy::thresholded(threshold, stream); break;
-    case spmv_variant::warp_aggregated: p = loop_policy::warp_aggregated(threshold, stream); break;
-    case spmv_variant::block_aggregated: p = loop_policy::block_aggregated(threshold, stream); break;
-    case spmv_variant::flat_balanced: p = loop_policy::flat_balanced(); break;
-    default: p = loop_policy::serial(); break;
+    case spmv_variant::child_per_thread: kind = loop_policy_kind::child_per_thread; break;
+    case spmv_variant::thresholded: kind = loop_policy_kind::thresholded; break;
+    case spmv_variant::warp_aggregated: kind = loop_policy_kind::warp_aggregated; break;
+    case spmv_variant::block_aggregated: kind = loop_policy_kind::block_aggregated; break;
+    case spmv_variant::flat_balanced: kind = loop_policy_kind::flat_balanced; break;
+    default: break;
   }
+  loop_policy p = loop_policy::of(kind, threshold, stream);
   p.child_block_threads = child_block_threads;
   return p;
 }
@@ -148,9 +149,7 @@ void spmv_engine::set_x(const std::vector<float>& x) {
 spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime, cudaStream_t stream) {
   CDPKIT_NVTX_SCOPE_PAYLOAD("spmv::run", static_cast<std::uint32_t>(options.variant));
   if (!have_x_) throw input_error("spmv_engine::run: no x given (call set_x first)");
-  if (options.child_block_threads == 0 || options.child_block_threads > 1024 || options.child_block_threads % 32 != 0)
-    throw input_error("spmv_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
-                      std::to_string(options.child_block_threads));
+  detail::check_child_block_threads(options.child_block_threads, "spmv_options::child_block_threads");
   const device_csr_matrix& a = *a_;
   spmv_stats stats;
   if (a.rows() == 0) {

@@ -668,9 +668,7 @@ tree_engine::tree_engine(const device_tree& t) : tree_(&t) {
 
 tree_stats tree_engine::run(const tree_options& options, launch_runtime& runtime, cudaStream_t stream) {
   CDPKIT_NVTX_SCOPE_PAYLOAD("tree::run", static_cast<std::uint32_t>(options.variant));
-  if (options.child_block_threads == 0 || options.child_block_threads > 1024 || options.child_block_threads % 32 != 0)
-    throw input_error("tree_options::child_block_threads must be a multiple of 32 in [32, 1024], got " +
-                      std::to_string(options.child_block_threads));
+  detail::check_child_block_threads(options.child_block_threads, "tree_options::child_block_threads");
   const device_tree& t = *tree_;
   const tree_view view{t.d_child_offsets(), t.d_children(), t.d_parent(), t.d_slot(), t.d_value(),
                        t.num_nodes(), t.root()};
