@@ -509,13 +509,20 @@ void check_same_probe_counts(const cdpkit::site_counters& a, const cdpkit::site_
 
 TEST_CASE("a loop counted at its start (warp_probe::steps) has the counts of one probe step per "
           "iteration" * CDPKIT_GPU_CASE) {
-  std::vector<std::uint32_t> lengths(4096);
+  std::vector<std::uint32_t> lengths(6144);
   std::uint64_t x = 12345;
   for (std::size_t t = 0; t < lengths.size(); ++t) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     const auto r = static_cast<std::uint32_t>(x >> 33);
-    // zeros, ties, a staircase and long tails
-    lengths[t] = t < 1024 ? r % 4 : t < 2048 ? static_cast<std::uint32_t>(t % 32) : r % 300;
+    const auto warp = static_cast<std::uint32_t>(t / 32), lane = static_cast<std::uint32_t>(t % 32);
+    // zeros, ties, a staircase and long tails; then the shapes steps() counts without ranking the
+    // lanes: one value per warp (0 included), and two (a strided loop's n + 1 and n; 0 and n)
+    lengths[t] = t < 1024   ? r % 4
+                 : t < 2048 ? lane
+                 : t < 4096 ? r % 300
+                 : t < 5120 ? warp % 7 * 13
+                 : warp % 2 == 0 ? warp % 5 + (lane < warp % 32 ? 1u : 0u)
+                                 : (lane % 3 == 0 ? warp % 9 : 0u);
   }
   const auto per_iteration = run_probe(lengths, probe_mode::per_iteration);
   const auto at_entry = run_probe(lengths, probe_mode::at_entry);

@@ -191,9 +191,37 @@ __device__ inline void child_block_done(const launch_context& ctx) {
   if (first_thread_of_block()) complete_unit(ctx.state, ctx.slot);
 }
 
-/// Reserve the next trace record id (ids past the buffer's capacity are counted, not stored).
-__device__ __forceinline__ std::uint32_t reserve_record(launch_state* s) {
-  return static_cast<std::uint32_t>(atomicAdd(&s->totals->records_requested, 1ull));
+/// Add each calling lane's `v` to *counter with one atomic per set of the lanes that run together
+/// here and name the same counter (traced runs: a storm of refused requests, e.g. a million over
+/// the pending budget, would otherwise queue up one atomic per request on a few addresses).
+__device__ inline void add_aggregated(unsigned long long* counter, unsigned long long v) {
+  const unsigned int active = __activemask();
+  const unsigned int same = __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
+  unsigned long long sum = 0;
+  for (unsigned int rest = same; rest != 0u; rest &= rest - 1u)
+    sum += __shfl_sync(same, v, __ffs(static_cast<int>(rest)) - 1);
+  if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1)) atomicAdd(counter, sum);
+}
+
+/// add_aggregated(counter, 1): a popcount instead of the sum.
+__device__ inline void count_aggregated(unsigned long long* counter) {
+  const unsigned int active = __activemask();
+  const unsigned int same = __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
+  if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1))
+    atomicAdd(counter, static_cast<unsigned long long>(__popc(same)));
+}
+
+/// Reserve the next trace record id (ids past the buffer's capacity are counted, not stored): one
+/// atomic for the lanes that run together here, which take consecutive ids in lane order.
+__device__ inline std::uint32_t reserve_record(launch_state* s) {
+  const unsigned int active = __activemask();
+  const int leader = __ffs(static_cast<int>(active)) - 1;
+  const unsigned int lane = lane_id();
+  unsigned long long base = 0;
+  if (lane == static_cast<unsigned int>(leader))
+    base = atomicAdd(&s->totals->records_requested, static_cast<unsigned long long>(__popc(active)));
+  base = __shfl_sync(active, base, leader);
+  return static_cast<std::uint32_t>(base + static_cast<unsigned int>(__popc(active & ((1u << lane) - 1u))));
 }
 
 __device__ inline void count_error_code(site_counters& c, int code) {
@@ -230,8 +258,8 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     r.error = static_cast<std::int16_t>(result.error);
   }
   site_counters& c = s->sites[site];
-  atomicAdd(&c.requests, 1ull);
-  atomicAdd(&c.outcomes[static_cast<int>(result.outcome)], 1ull);
+  count_aggregated(&c.requests);
+  count_aggregated(&c.outcomes[static_cast<int>(result.outcome)]);
   if (result.outcome == launch_outcome::launched) {
     const unsigned long long threads = 1ull * blocks * child_block_threads;
     atomicAdd(&c.child_threads, threads);
@@ -540,7 +568,7 @@ __device__ launch_result launch_items(const launch_context& parent, std::uint16_
 /// Precondition: site < trace_limits::max_sites.
 __device__ inline void record_inline_items(const launch_context& ctx, std::uint16_t site,
                                            std::uint64_t num_items) {
-  if (ctx.tracing) atomicAdd(&ctx.state->sites[site].inline_items, num_items);
+  if (ctx.tracing) detail::add_aggregated(&ctx.state->sites[site].inline_items, num_items);
 }
 
 /// Record a launch threshold an algorithm chose on the device (trace_totals::last_auto_threshold,

@@ -16,7 +16,10 @@
 //
 // Two cheaper forms count the same where they apply (tests/launch_test.cu checks that they do):
 // - a loop whose trip count each lane knows at its start: probe.steps(n) once before the loop
-//   instead of step() inside it (the lanes are ranked by n; nothing is done per iteration);
+//   instead of step() inside it (nothing is done per iteration; a few warp reductions where the
+//   lanes' n take one or two values, as in a uniform or a strided loop, else the lanes ranked by
+//   n with a shuffle per lane). The strided loops of the library's agents count this way (with a
+//   step() per item, the Bezier sample's cooperative and flat loops ran 1.28-1.35x traced);
 // - one step with nothing after it (a child grid's thread running one item):
 //   probe_single_step(ctx, site), one atomic per warp into a striped table the host folds in.
 // Measured on the H200 before these forms: tracing cost serial_loop 1.29x and block_aggregated
@@ -30,6 +33,8 @@
 // of equal steps (same number of active lanes) in registers and adds it to the histogram when the
 // number changes or at commit(): one atomic per run, not per step (a uniform loop costs one per
 // warp instead of one per iteration; a lane that is leader for a while flushes its own runs).
+// The atomics go to one of probe_stripes copies of the site's counters, chosen by SM
+// (launch_state::probes; the host sums them): a grid's warps do not all add into one address.
 
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
@@ -85,6 +90,21 @@ class warp_probe {
     if (fixed_) __syncwarp(mask_);
     const unsigned int mask = fixed_ ? mask_ : __activemask();
     const unsigned int lane = detail::lane_id();
+    const bool leader = lane == static_cast<unsigned int>(__ffs(static_cast<int>(mask)) - 1);
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    // The common shapes first: every lane the same n (a uniform loop), or two values (a strided
+    // loop's last round, e.g. n and n + 1): steps 0 .. lo - 1 have every lane active, steps
+    // lo .. hi - 1 the lanes with hi. A few warp reductions, no atomic (the leader's run).
+    const unsigned int lo = __reduce_min_sync(mask, n), hi = __reduce_max_sync(mask, n);
+    const unsigned int at_hi = static_cast<unsigned int>(__popc(__ballot_sync(mask, n == hi)));
+    if (__all_sync(mask, n == lo || n == hi)) {
+      if (leader) {
+        add_leader_run(static_cast<unsigned int>(__popc(mask)), lo);
+        add_leader_run(at_hi, hi - lo);
+      }
+      return;
+    }
+#endif
     unsigned int rank = 0;  // lanes before this one in the order: n descending, then lane ascending
     unsigned int next = 0;  // the largest n of the lanes after this one
     unsigned int most = 0;
@@ -98,9 +118,8 @@ class warp_probe {
       else if (static_cast<unsigned int>(other) != lane && v > next) next = v;
     }
     // steps next .. n - 1 of the warp have exactly rank + 1 lanes active
-    if (n > next)
-      atomicAdd(&state_->sites[site_].lanes_hist[rank + 1], static_cast<unsigned long long>(n - next));
-    if (lane == static_cast<unsigned int>(__ffs(mask) - 1)) {
+    if (n > next) atomicAdd(&counters()->lanes_hist[rank + 1], static_cast<unsigned long long>(n - next));
+    if (leader) {
       leader_steps_ += most;
       leader_active_ += total;
     }
@@ -130,7 +149,7 @@ class warp_probe {
     }
     leader_steps_ = leader_active_ = 0;
     if (steps == 0 || detail::lane_id() != static_cast<unsigned int>(__ffs(mask_) - 1)) return;
-    site_counters& c = state_->sites[site_];
+    probe_counters& c = *counters();
     const double efficiency = static_cast<double>(active) / (32.0 * steps);
     int bucket = static_cast<int>(efficiency * trace_limits::efficiency_buckets);
     if (bucket >= trace_limits::efficiency_buckets) bucket = trace_limits::efficiency_buckets - 1;
@@ -150,10 +169,31 @@ class warp_probe {
     }
   }
 
+  /// This site's stripe of the probe counters for the calling thread's SM (striped so that a
+  /// kernel's warps do not all add into one address; the host sums the stripes).
+  __device__ probe_counters* counters() const {
+    unsigned int sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    return &state_->probes[site_ * probe_stripes + sm % probe_stripes];
+  }
+
+  /// `count` leader steps with `active` lanes each, into this lane's run (flushed when the number
+  /// of lanes changes).
+  __device__ void add_leader_run(unsigned int active, unsigned int count) {
+    if (count == 0) return;
+    leader_steps_ += count;
+    leader_active_ += 1ull * active * count;
+    if (active != run_active_) {
+      flush_run();
+      run_active_ = active;
+    }
+    run_length_ += count;
+  }
+
   /// Add this lane's run of equal leader steps to the histogram.
   __device__ void flush_run() {
     if (run_length_ == 0) return;
-    atomicAdd(&state_->sites[site_].lanes_hist[run_active_], static_cast<unsigned long long>(run_length_));
+    atomicAdd(&counters()->lanes_hist[run_active_], run_length_);
     run_length_ = 0;
   }
 
@@ -164,7 +204,7 @@ class warp_probe {
   unsigned long long leader_steps_ = 0;
   unsigned long long leader_active_ = 0;
   unsigned int run_active_ = 0;  ///< active lanes of the run of leader steps not yet added
-  unsigned int run_length_ = 0;  ///< its steps
+  unsigned long long run_length_ = 0;  ///< its steps
 };
 
 /// One probed step of every calling thread, for code with nothing to commit after it (a child

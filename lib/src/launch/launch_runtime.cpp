@@ -178,6 +178,7 @@ struct runtime_storage {
   unique_device_ptr<std::uint32_t[]> d_slot_owner;
   unique_device_ptr<site_counters[]> d_sites;
   unique_device_ptr<unsigned long long[]> d_single_steps;
+  unique_device_ptr<probe_counters[]> d_probes;
   unique_device_ptr<trace_totals> d_totals;
   unique_device_ptr<launch_record[]> d_records;
   limit_lease limit;
@@ -256,6 +257,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slot_owner), sizeof(std::uint32_t) * slots));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_sites), sizeof(site_counters) * trace_limits::max_sites));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_single_steps), sizeof(unsigned long long) * single_step_entries));
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_probes), sizeof(probe_counters) * probe_entries));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_totals), sizeof(trace_totals)));
   if (config.trace_record_capacity > 0)
     CDPKIT_CUDA_TRY(
@@ -294,6 +296,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.slot_owner = st.d_slot_owner.get();  // written at each launch before use
   h.sites = st.d_sites.get();
   h.single_steps = st.d_single_steps.get();
+  h.probes = st.d_probes.get();
   h.totals = st.d_totals.get();
   h.records = st.d_records.get();
   h.launches = 0;
@@ -324,6 +327,7 @@ void launch_runtime::reset_trace() {
                       " children still counted as pending; reset only between runs");
   CDPKIT_CUDA_TRY(cudaMemset(st.d_sites.get(), 0, sizeof(site_counters) * trace_limits::max_sites));
   CDPKIT_CUDA_TRY(cudaMemset(st.d_single_steps.get(), 0, sizeof(unsigned long long) * single_step_entries));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_probes.get(), 0, sizeof(probe_counters) * probe_entries));
   CDPKIT_CUDA_TRY(cudaMemset(st.d_totals.get(), 0, sizeof(trace_totals)));
   CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
 }
@@ -396,6 +400,10 @@ trace_snapshot launch_runtime::snapshot() const {
     CDPKIT_CUDA_TRY(cudaMemcpy(single.data(), st.d_single_steps.get(), sizeof(unsigned long long) * single.size(),
                                cudaMemcpyDeviceToHost));
     detail::fold_single_steps(single.data(), snap.sites.data());
+    std::vector<probe_counters> probes(probe_entries);
+    CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), st.d_probes.get(), sizeof(probe_counters) * probes.size(),
+                               cudaMemcpyDeviceToHost));
+    detail::fold_probes(probes.data(), snap.sites.data());
   }
   CDPKIT_CUDA_TRY(
       cudaMemcpy(&snap.totals, st.d_totals.get(), sizeof(trace_totals), cudaMemcpyDeviceToHost));

@@ -28,6 +28,22 @@ inline constexpr int single_step_stripes = 16;
 /// Entries of launch_state::single_steps.
 inline constexpr int single_step_entries = trace_limits::max_sites * single_step_stripes * trace_limits::lane_buckets;
 
+/// The warp probes' part of one site's counters (the divergence fields of site_counters), of
+/// which launch_state::probes holds probe_stripes copies per site.
+struct probe_counters {
+  unsigned long long lanes_hist[trace_limits::lane_buckets];
+  unsigned long long probe_steps;
+  unsigned long long probe_active_lanes;
+  unsigned long long probe_warps;
+  unsigned int efficiency_hist[trace_limits::efficiency_buckets];
+  double efficiency_sum;
+};
+/// Stripes of launch_state::probes (by SM id): a kernel's warps commit their probes into 16
+/// copies of a site's counters instead of one address each.
+inline constexpr int probe_stripes = 16;
+/// Entries of launch_state::probes.
+inline constexpr int probe_entries = trace_limits::max_sites * probe_stripes;
+
 /// Lives in device memory, owned by a cdpkit::launch_runtime. Kernels reach it only through
 /// launch_context::state.
 struct launch_state {
@@ -53,6 +69,9 @@ struct launch_state {
   /// them into `sites` (launch_runtime::snapshot); striped so that a child grid's warps do not
   /// all count into one address.
   unsigned long long* single_steps;
+  /// The warp probes' counters, [site * probe_stripes + stripe], stripe = SM id % probe_stripes;
+  /// the host folds them into `sites` (launch_runtime::snapshot).
+  probe_counters* probes;
   trace_totals* totals;
   launch_record* records;        ///< bounded record buffer
   unsigned int launches;         ///< children launched so far (atomic; mirrored)
@@ -93,6 +112,23 @@ inline void fold_single_steps(const unsigned long long* single, site_counters* s
       c.efficiency_hist[bucket < trace_limits::efficiency_buckets ? bucket : trace_limits::efficiency_buckets - 1] +=
           static_cast<unsigned int>(warps);
       c.efficiency_sum += static_cast<double>(warps) * lanes / 32.0;
+    }
+  }
+}
+
+/// Fold launch_state::probes (`probes`, probe_entries values) into the sites' probe counters
+/// (`sites`, trace_limits::max_sites entries): every field is a sum over the stripes. Host code.
+inline void fold_probes(const probe_counters* probes, site_counters* sites) noexcept {
+  for (int site = 0; site < trace_limits::max_sites; ++site) {
+    site_counters& c = sites[site];
+    for (int stripe = 0; stripe < probe_stripes; ++stripe) {
+      const probe_counters& p = probes[site * probe_stripes + stripe];
+      for (int b = 0; b < trace_limits::lane_buckets; ++b) c.lanes_hist[b] += p.lanes_hist[b];
+      c.probe_steps += p.probe_steps;
+      c.probe_active_lanes += p.probe_active_lanes;
+      c.probe_warps += p.probe_warps;
+      for (int b = 0; b < trace_limits::efficiency_buckets; ++b) c.efficiency_hist[b] += p.efficiency_hist[b];
+      c.efficiency_sum += p.efficiency_sum;
     }
   }
 }

@@ -8,6 +8,10 @@
 
 namespace cdpkit::loop_to_child {
 
+/// Blocks per SM that the aggregated kernels are compiled for (at most 64 registers a thread on
+/// 64K-register SMs): their cooperative walks hide latency with resident warps and walk_items.
+inline constexpr int cooperative_min_blocks = 4;
+
 template <class Segments>
 __global__ void __launch_bounds__(block_threads)
     length_histogram_kernel(Segments s, length_histograms* d_hist) {
@@ -37,7 +41,7 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 template <class Segments, class PreOp, class ItemOp>
-__global__ void __launch_bounds__(block_threads)
+__global__ void __launch_bounds__(block_threads, cooperative_min_blocks)
     warp_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
                            threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
                            unsigned int child_block_threads, std::uint16_t site) {
@@ -46,7 +50,7 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 template <class Segments, class PreOp, class ItemOp>
-__global__ void __launch_bounds__(block_threads)
+__global__ void __launch_bounds__(block_threads, cooperative_min_blocks)
     block_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
                             threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
                             unsigned int child_block_threads, std::uint16_t site) {

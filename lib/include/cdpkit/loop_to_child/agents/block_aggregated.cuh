@@ -69,13 +69,26 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
   __syncthreads();
   if (storage.launched) return;
 
-  // 4. cooperative: the block walks the concatenation
-  warp_probe probe(ctx, sites::l2c_cooperative_items);
-  for (unsigned long long k = threadIdx.x; k < total; k += block_threads) {
-    probe.step();
-    const std::uint32_t owner = find_segment(storage.excl, count, k);
-    call_item(item_op, block_first + owner,
-              storage.begin[owner] + static_cast<std::uint32_t>(k - storage.excl[owner]));
+  // 4. cooperative: the block walks the concatenation (every lane of every warp is here; the
+  // probe counts each thread's trip count at once, nothing per item)
+  warp_probe probe(ctx, sites::l2c_cooperative_items, 0xffffffffu);
+  probe.steps(threadIdx.x < total ? static_cast<unsigned int>((total - 1 - threadIdx.x) / block_threads + 1) : 0u);
+  for (unsigned long long base = 0; base < total; base += block_threads * walk_items) {
+    unsigned long long k[walk_items];
+    std::uint32_t owner[walk_items], seg[walk_items], item[walk_items];
+    bool valid[walk_items];
+#pragma unroll
+    for (unsigned int r = 0; r < walk_items; ++r) {
+      k[r] = base + r * block_threads + threadIdx.x;
+      valid[r] = k[r] < total;
+    }
+    find_segments(storage.excl, count, k, owner);
+#pragma unroll
+    for (unsigned int r = 0; r < walk_items; ++r) {
+      seg[r] = block_first + owner[r];
+      item[r] = storage.begin[owner[r]] + static_cast<std::uint32_t>(k[r] - storage.excl[owner[r]]);
+    }
+    call_item_round(item_op, 0xffffffffu, seg, item, valid);
   }
   probe.commit();
 }

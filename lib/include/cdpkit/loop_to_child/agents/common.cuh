@@ -99,6 +99,41 @@ __device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std
   }
 }
 
+/// Items per thread and round of the cooperative walks (block_aggregated, warp_aggregated): a
+/// thread finds the segments of this many items first, then calls them, so that their searches
+/// and loads are in flight together rather than one item's after another's.
+inline constexpr unsigned int walk_items = 4;
+
+/// One round of a walk: item r of the calling thread is item[r] of segment seg[r] where
+/// valid[r]. `lanes`: the warp's lanes, which all call (a walk's rounds are uniform), each with
+/// consecutive positions per r (lane l holds position base + r * width + l), so that a segment's
+/// items of one r are a run of lanes. A segment_sum reads every term of the round first, then
+/// sums them per run (warp_run_sum) and combines; any other item_op is called item by item.
+template <unsigned int R, class ItemOp>
+__device__ __forceinline__ void call_item_round(const ItemOp& op, unsigned int lanes,
+                                                const std::uint32_t (&seg)[R],
+                                                const std::uint32_t (&item)[R], const bool (&valid)[R]) {
+  if constexpr (is_segment_sum_v<ItemOp>) {
+    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(op.term(seg[0], item[0]))>>;
+    value_t v[R];
+#pragma unroll
+    for (unsigned int r = 0; r < R; ++r) v[r] = valid[r] ? op.term(seg[r], item[r]) : value_t{};
+#pragma unroll
+    for (unsigned int r = 0; r < R; ++r) {
+      const unsigned int active = __ballot_sync(lanes, valid[r]);
+      if (valid[r]) {
+        bool first = false;
+        const value_t sum = warp_run_sum(active, seg[r], v[r], first);
+        if (first) op.combine(seg[r], sum);
+      }
+    }
+  } else {
+#pragma unroll
+    for (unsigned int r = 0; r < R; ++r)
+      if (valid[r]) call_item(op, seg[r], item[r]);
+  }
+}
+
 /// Items [begin, begin + len) of segment i, in order, by one thread (the serial loop, the
 /// inline loop of a segment not launched): a segment_sum adds its terms in a register and calls
 /// combine once (nothing for an empty segment).
@@ -141,6 +176,26 @@ __device__ __forceinline__ std::uint32_t find_segment(const Scan* d_scan, std::u
     if (d_scan[mid] <= k) lo = mid; else hi = mid;
   }
   return lo;
+}
+
+/// find_segment for R positions at once, by binary lifting: the R searches take their steps
+/// together (the same number of steps, uniform across the warp: count is), so that their loads
+/// are in flight together. pos[r] = the index of the last entry <= k[r] in the non-decreasing
+/// d_scan[0, count), where d_scan[0] <= k[r] (a position past the end gets count - 1).
+template <unsigned int R, class Scan, class Position>
+__device__ __forceinline__ void find_segments(const Scan* d_scan, std::uint32_t count,
+                                              const Position (&k)[R], std::uint32_t (&pos)[R]) {
+#pragma unroll
+  for (unsigned int r = 0; r < R; ++r) pos[r] = 0;
+  if (count <= 1) return;
+  // the largest power of two below count: the steps reach every index up to count - 1
+  for (std::uint32_t step = 1u << (31 - __clz(static_cast<int>(count - 1))); step > 0; step /= 2) {
+#pragma unroll
+    for (unsigned int r = 0; r < R; ++r) {
+      const std::uint32_t candidate = pos[r] + step;
+      if (candidate < count && d_scan[candidate] <= k[r]) pos[r] = candidate;
+    }
+  }
 }
 
 /// A child over the concatenated segments of one group (warp or block): child thread k finds its

@@ -70,7 +70,22 @@ __device__ void flat_items_agent(flat_items_storage& storage, const launch_conte
   }
   const std::uint32_t total = d_scan[s.num_segments];
   const std::uint64_t num_tiles = (1ull * total + flat_tile_items - 1) / flat_tile_items;
-  warp_probe probe(ctx, sites::l2c_flat_items);
+  // The probe counts each thread's items at once (nothing per item): flat_items_per_thread per
+  // tile of the block's, fewer in a last, partial tile.
+  warp_probe probe(ctx, sites::l2c_flat_items, 0xffffffffu);
+  {
+    std::uint64_t n = 0;
+    if (blockIdx.x < num_tiles) {
+      const std::uint64_t last = num_tiles - 1;
+      n = ((last - blockIdx.x) / gridDim.x + 1) * flat_items_per_thread;
+      const std::uint32_t rest = total - static_cast<std::uint32_t>(last * flat_tile_items);  // in (0, tile]
+      if (last % gridDim.x == blockIdx.x) {  // the last tile is this block's
+        const std::uint32_t mine = threadIdx.x < rest ? (rest - 1 - threadIdx.x) / block_threads + 1 : 0u;
+        n -= flat_items_per_thread - mine;
+      }
+    }
+    probe.steps(static_cast<unsigned int>(n));
+  }
   for (std::uint64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const auto tile_begin = static_cast<std::uint32_t>(tile * flat_tile_items);
     const std::uint32_t tile_last =
@@ -81,13 +96,25 @@ __device__ void flat_items_agent(flat_items_storage& storage, const launch_conte
     }
     __syncthreads();
     const std::uint32_t first = storage.range[0], count = storage.range[1] - storage.range[0] + 1;
-    for (unsigned int r = 0; r < flat_items_per_thread; ++r) {
-      const std::uint32_t k = tile_begin + r * block_threads + threadIdx.x;
-      if (k <= tile_last) {
-        probe.step();
-        const std::uint32_t owner = first + find_segment(d_scan + first, count, k);
-        call_item(item_op, owner, s.begin(owner) + (k - d_scan[owner]));
+    // the thread's items of the tile, walk_items at a time: segments found first, then called
+    // (find_segments, call_item_round)
+    static_assert(flat_items_per_thread % walk_items == 0, "whole rounds per tile");
+#pragma unroll 1
+    for (unsigned int round = 0; round < flat_items_per_thread; round += walk_items) {
+      std::uint32_t k[walk_items], seg[walk_items], item[walk_items];
+      bool valid[walk_items];
+#pragma unroll
+      for (unsigned int r = 0; r < walk_items; ++r) {
+        k[r] = tile_begin + (round + r) * block_threads + threadIdx.x;
+        valid[r] = k[r] <= tile_last;
       }
+      find_segments(d_scan + first, count, k, seg);
+#pragma unroll
+      for (unsigned int r = 0; r < walk_items; ++r) {
+        seg[r] += first;
+        item[r] = valid[r] ? s.begin(seg[r]) + (k[r] - d_scan[seg[r]]) : 0u;
+      }
+      call_item_round(item_op, 0xffffffffu, seg, item, valid);
     }
     __syncthreads();  // range[] is rewritten by the next tile
   }

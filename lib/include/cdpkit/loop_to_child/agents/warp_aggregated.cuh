@@ -66,22 +66,26 @@ __device__ void warp_aggregated_agent(const launch_context& ctx, const Segments&
 
   // 4. cooperative: the warp walks the concatenation (64-bit positions: no wrap near 2^32)
   __syncwarp();  // other lanes' pre_op writes are visible to this lane from here on
-  warp_probe probe(ctx, sites::l2c_cooperative_items);
-  for (unsigned long long base = 0; base < total; base += 32) {
-    const unsigned long long k = base + lane;
-    std::uint32_t owner = 0;  // last lane whose excl <= k (binary lifting over the lanes)
-    for (unsigned int step = 16; step >= 1; step /= 2) {
-      const std::uint32_t candidate = owner + step;
-      const unsigned long long v = __shfl_sync(full, excl, candidate & 31u);
-      if (candidate < count && v <= k) owner = candidate;
+  // (the probe counts each lane's trip count at once, nothing per item)
+  warp_probe probe(ctx, sites::l2c_cooperative_items, full);
+  probe.steps(lane < total ? static_cast<unsigned int>((total - 1 - lane) / 32 + 1) : 0u);
+  for (unsigned long long base = 0; base < total; base += 32 * walk_items) {
+    std::uint32_t seg[walk_items], item[walk_items];
+    bool valid[walk_items];
+#pragma unroll
+    for (unsigned int r = 0; r < walk_items; ++r) {
+      const unsigned long long k = base + r * 32 + lane;
+      std::uint32_t owner = 0;  // last lane whose excl <= k (binary lifting over the lanes)
+      for (unsigned int step = 16; step >= 1; step /= 2) {
+        const std::uint32_t candidate = owner + step;
+        const unsigned long long v = __shfl_sync(full, excl, candidate & 31u);
+        if (candidate < count && v <= k) owner = candidate;
+      }
+      valid[r] = k < total;
+      seg[r] = warp_first + owner;
+      item[r] = __shfl_sync(full, begin, owner) + static_cast<std::uint32_t>(k - __shfl_sync(full, excl, owner));
     }
-    const std::uint32_t owner_begin = __shfl_sync(full, begin, owner);
-    const unsigned long long owner_excl = __shfl_sync(full, excl, owner);
-    if (k < total) {
-      probe.step();
-      call_item(item_op, warp_first + owner,
-                owner_begin + static_cast<std::uint32_t>(k - owner_excl));
-    }
+    call_item_round(item_op, full, seg, item, valid);
   }
   probe.commit();
 }

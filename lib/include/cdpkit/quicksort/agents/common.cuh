@@ -370,7 +370,10 @@ struct partition_pass {
   __device__ static void count(const launch_context& probe_ctx, const splitter_set<T>& split,
                                const T* src, std::uint64_t lo, std::uint64_t hi,
                                std::uint32_t* counts, const Compare& comp) {
+    // thread t's keys are lo + t, lo + t + BlockThreads, ... below hi (tile by tile): the probe
+    // counts them at once, nothing per key
     warp_probe probe(probe_ctx, sites::qs_partition_probe);
+    probe.steps(lo + threadIdx.x < hi ? static_cast<unsigned int>((hi - lo - 1 - threadIdx.x) / BlockThreads + 1) : 0u);
     for (std::uint64_t base = lo; base < hi; base += tile) {
       T x[items];
 #pragma unroll
@@ -382,7 +385,6 @@ struct partition_pass {
       for (unsigned int k = 0; k < items; ++k) {
         const std::uint64_t i = base + k * BlockThreads + threadIdx.x;
         if (i < hi) {
-          probe.step();
           (void)warp_aggregated_add(counts, split.classify(x[k], comp));
         }
       }

@@ -102,8 +102,8 @@ struct two_stream_agent {
         lo + two_stream_keys_per_block < t->size ? lo + two_stream_keys_per_block : t->size;
     {
       warp_probe probe(ctx, sites::qs_partition_probe);
+      probe.steps(lo + threadIdx.x < hi ? static_cast<unsigned int>((hi - lo - 1 - threadIdx.x) / block_threads + 1) : 0u);
       for (std::uint64_t i = lo + threadIdx.x; i < hi; i += block_threads) {
-        probe.step();
         const T x = src[i];
         const bool left = or_equal ? !a.comp(pivot, x) : a.comp(x, pivot);
         const unsigned int active = __activemask();
