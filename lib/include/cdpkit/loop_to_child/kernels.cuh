@@ -8,9 +8,12 @@
 
 namespace cdpkit::loop_to_child {
 
-/// Blocks per SM that the aggregated kernels are compiled for (at most 64 registers a thread on
-/// 64K-register SMs): their cooperative walks hide latency with resident warps and walk_items.
-inline constexpr int cooperative_min_blocks = 4;
+/// Blocks per SM that the aggregated kernels are compiled for (64K-register SMs: at most 64 and
+/// 48 registers a thread, no spills with the library's item operations): their cooperative walks
+/// hide latency with resident warps as well as with walk_items. Without the bounds they took 72
+/// and 66 registers (3 blocks per SM).
+inline constexpr int warp_aggregated_min_blocks = 4;
+inline constexpr int block_aggregated_min_blocks = 5;
 
 template <class Segments>
 __global__ void __launch_bounds__(block_threads)
@@ -41,7 +44,7 @@ __global__ void __launch_bounds__(block_threads)
 }
 
 template <class Segments, class PreOp, class ItemOp>
-__global__ void __launch_bounds__(block_threads, cooperative_min_blocks)
+__global__ void __launch_bounds__(block_threads, warp_aggregated_min_blocks)
     warp_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
                            threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
                            unsigned int child_block_threads, std::uint16_t site) {
@@ -50,7 +53,7 @@ __global__ void __launch_bounds__(block_threads, cooperative_min_blocks)
 }
 
 template <class Segments, class PreOp, class ItemOp>
-__global__ void __launch_bounds__(block_threads, cooperative_min_blocks)
+__global__ void __launch_bounds__(block_threads, block_aggregated_min_blocks)
     block_aggregated_kernel(launch_context ctx, Segments s, PreOp pre_op, ItemOp item_op,
                             threshold_arg t, stream_kind stream, std::uint32_t* d_scan,
                             unsigned int child_block_threads, std::uint16_t site) {

@@ -16,9 +16,35 @@ struct block_aggregated_storage {
   using block_scan = cub::BlockScan<unsigned long long, block_threads>;
   typename block_scan::TempStorage scan;
   unsigned long long excl[block_threads];
+  std::uint32_t excl32[block_threads];  ///< excl in 32 bits, for a walk of a total below 2^32 - 1024
   std::uint32_t begin[block_threads];
   int launched;
 };
+
+/// Step 4 of block_aggregated_agent: the block walks its `total` concatenated items, walk_items
+/// per thread and round, positions of type Pos (32 bits where they fit: half the search's work).
+/// excl, begin: the block's shared exclusive scan and segment starts, `count` entries.
+template <class Pos, class ItemOp>
+__device__ __forceinline__ void block_walk(const Pos* excl, const std::uint32_t* begin, std::uint32_t count,
+                                           std::uint32_t block_first, Pos total, const ItemOp& item_op) {
+  for (Pos base = 0; base < total; base += block_threads * walk_items) {
+    Pos k[walk_items];
+    std::uint32_t owner[walk_items], seg[walk_items], item[walk_items];
+    bool valid[walk_items];
+#pragma unroll
+    for (unsigned int r = 0; r < walk_items; ++r) {
+      k[r] = base + r * block_threads + threadIdx.x;
+      valid[r] = k[r] < total;
+    }
+    find_segments(excl, count, k, owner);
+#pragma unroll
+    for (unsigned int r = 0; r < walk_items; ++r) {
+      seg[r] = block_first + owner[r];
+      item[r] = begin[owner[r]] + static_cast<std::uint32_t>(k[r] - excl[owner[r]]);
+    }
+    call_item_round(item_op, 0xffffffffu, seg, item, valid);
+  }
+}
 
 /// Thread threadIdx.x of block b handles segment b * block_threads + threadIdx.x; the block is
 /// the group.
@@ -51,6 +77,7 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
                                   ? s.num_segments - block_first
                                   : block_threads;
   storage.excl[threadIdx.x] = excl;
+  storage.excl32[threadIdx.x] = static_cast<std::uint32_t>(excl);  // (read only when total fits)
   storage.begin[threadIdx.x] = begin;
   if (threadIdx.x == 0) storage.launched = 0;
   // a child indexes the concatenation in 32 bits: a larger total is done by the block itself
@@ -73,23 +100,11 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
   // probe counts each thread's trip count at once, nothing per item)
   warp_probe probe(ctx, sites::l2c_cooperative_items, 0xffffffffu);
   probe.steps(threadIdx.x < total ? static_cast<unsigned int>((total - 1 - threadIdx.x) / block_threads + 1) : 0u);
-  for (unsigned long long base = 0; base < total; base += block_threads * walk_items) {
-    unsigned long long k[walk_items];
-    std::uint32_t owner[walk_items], seg[walk_items], item[walk_items];
-    bool valid[walk_items];
-#pragma unroll
-    for (unsigned int r = 0; r < walk_items; ++r) {
-      k[r] = base + r * block_threads + threadIdx.x;
-      valid[r] = k[r] < total;
-    }
-    find_segments(storage.excl, count, k, owner);
-#pragma unroll
-    for (unsigned int r = 0; r < walk_items; ++r) {
-      seg[r] = block_first + owner[r];
-      item[r] = storage.begin[owner[r]] + static_cast<std::uint32_t>(k[r] - storage.excl[owner[r]]);
-    }
-    call_item_round(item_op, 0xffffffffu, seg, item, valid);
-  }
+  // (32-bit positions where a round's last position cannot wrap: block-uniform choice)
+  if (total <= 0xffffffffull - block_threads * walk_items)
+    block_walk(storage.excl32, storage.begin, count, block_first, static_cast<std::uint32_t>(total), item_op);
+  else
+    block_walk(storage.excl, storage.begin, count, block_first, total, item_op);
   probe.commit();
 }
 
