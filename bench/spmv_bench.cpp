@@ -1,5 +1,6 @@
 // spmv_bench — every SpMV variant in one process: a power-law matrix of 2^22 rows (RMAT rows; the
-// goal: the best CDP policy within 1.5x of cusparseSpMV), a banded one of 2^22 rows, the shared
+// goal: the best CDP policy within 1.5x of cusparseSpMV), a banded one of 2^22 rows, one of 2^22
+// rows of 4 entries but 16 of 2^20 (half the nonzeros in 16 rows: where child grids should pay), the shared
 // real graphs as pattern matrices (skipped with a message where ../shared/data is absent), and a
 // threshold sweep on the power-law matrix. JSON in the docs/bench-format.md shape.
 //
@@ -25,7 +26,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"spmv_bench: every SpMV variant on power-law, banded and real matrices"};
-  std::vector<std::string> specs = {"rmat:22", "banded:4194304:8"};
+  std::vector<std::string> specs = {"rmat:22", "banded:4194304:8", "giant:4194304:16:1048576"};
   std::vector<std::uint32_t> thresholds = {32, 256, 4096};
   std::string json_path, graphs_dir = CDPKIT_SHARED_DATA_DIR "/graphs";
   int reps = 5;

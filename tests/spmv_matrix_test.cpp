@@ -394,6 +394,55 @@ TEST_CASE("the banded matrix holds every entry within the half bandwidth of the 
   CHECK_THROWS_WITH_AS(cdpkit::make_banded_matrix(1000000, 10), doctest::Contains("needs"), cdpkit::input_error);
 }
 
+TEST_CASE("the giant-rows matrix holds a few long rows among short ones, each row's columns sorted and distinct") {
+  struct shape {
+    std::uint32_t rows, giants, len, base;
+  };
+  for (const auto s : {shape{0, 0, 0, 0}, shape{1, 1, 1, 0}, shape{10, 0, 0, 3}, shape{10, 3, 10, 2},
+                       shape{1000, 7, 999, 4}, shape{1000, 1000, 5, 4}, shape{100003, 16, 65536, 4}}) {
+    CAPTURE(s.rows);
+    CAPTURE(s.giants);
+    CAPTURE(s.len);
+    const auto m = cdpkit::make_giant_rows_matrix(s.rows, s.giants, s.len, s.base, 5);
+    CHECK_NOTHROW(cdpkit::check_csr_matrix(m));  // sorted, distinct, in range
+    CHECK(m.name == "giant:" + std::to_string(s.rows) + ":" + std::to_string(s.giants) + ":" + std::to_string(s.len) +
+                        ":" + std::to_string(s.base));
+    std::uint32_t giant_rows = 0;
+    bool lengths_ok = true, values_ok = true;
+    for (std::uint32_t r = 0; r < s.rows; ++r) {
+      const bool giant = s.giants > 0 && r % (s.rows / s.giants) == 0 && r / (s.rows / s.giants) < s.giants;
+      giant_rows += giant;
+      lengths_ok = lengths_ok && m.row_length(r) == (giant ? s.len : s.base);
+      for (std::uint32_t k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k)
+        values_ok = values_ok && m.values[k] == cdpkit::matrix_pattern_value(r, m.col_indices[k], 5);
+    }
+    CHECK(giant_rows == s.giants);
+    CHECK(lengths_ok);
+    CHECK(values_ok);
+    CHECK(m.nnz() == std::uint64_t{s.rows - s.giants} * s.base + std::uint64_t{s.giants} * s.len);
+  }
+  CHECK(cdpkit::make_giant_rows_matrix(1000, 2, 600).max_row_length() == 600u);
+  CHECK(cdpkit::load_matrix("giant:2^10:2:512").nnz() == 1022u * 4 + 2u * 512);
+  CHECK(cdpkit::load_matrix("giant:2^10:2:512:1", 3).col_indices ==
+        cdpkit::make_giant_rows_matrix(1024, 2, 512, 1, 3).col_indices);
+  CHECK(input_error_of([] { return cdpkit::make_giant_rows_matrix(10, 11, 1); }) ==
+        "make_giant_rows_matrix(10 rows, 11 giant rows of 1, the others 4): more giant rows than rows");
+  CHECK(input_error_of([] { return cdpkit::make_giant_rows_matrix(10, 1, 11); }) ==
+        "make_giant_rows_matrix(10 rows, 1 giant rows of 11, the others 4): a row holds at most 10 entries (one per "
+        "column)");
+  CHECK(input_error_of([] { return cdpkit::make_giant_rows_matrix(3000000000u, 1, 1, 2); })
+            .find("5999999999 entries; a CSR holds at most") != std::string::npos);
+  CHECK(input_error_of([] { return cdpkit::load_matrix("giant:10:1"); }) ==
+        "matrix spec 'giant:10:1': expected giant:ROWS:GIANTS:LEN or giant:ROWS:GIANTS:LEN:BASE");
+  CHECK(input_error_of([] { return cdpkit::load_matrix("giant:10:x:1"); }) ==
+        "matrix spec 'giant:10:x:1': giant row count 'x' is not a non-negative integer (or 2^K)");
+  CHECK(input_error_of([] { return cdpkit::load_matrix("giant:10:2:20"); }) ==
+        "matrix spec 'giant:10:2:20': make_giant_rows_matrix(10 rows, 2 giant rows of 20, the others 4): a row holds "
+        "at most 10 entries (one per column)");
+  const host_memory_cap cap(1ull << 20);
+  CHECK_THROWS_WITH_AS(cdpkit::make_giant_rows_matrix(1000000, 1, 10), doctest::Contains("needs"), cdpkit::input_error);
+}
+
 TEST_CASE("a graph becomes a pattern matrix with symmetric generated values") {
   const auto g = cdpkit::load_graph("grid:5");
   const auto m = cdpkit::matrix_from_graph(g, 9);
@@ -465,9 +514,11 @@ TEST_CASE("matrix specs load generators graphs and files and name the spec in th
            bad{"graph:rmat:x", "matrix spec 'graph:rmat:x': graph spec 'rmat:x': 'x' is not a number in range"},
            bad{"mtx:", "matrix spec 'mtx:': expected mtx:PATH"},
            bad{"dense:4", "matrix spec 'dense:4': unknown kind 'dense' (expected rmat:LOG2_ROWS[:AVG], "
-                          "banded:ROWS:HALF_BANDWIDTH, graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)"},
+                          "banded:ROWS:HALF_BANDWIDTH, giant:ROWS:GIANTS:LEN[:BASE], graph:GRAPH_SPEC, mtx:PATH or a path "
+                          "ending in .mtx)"},
            bad{"matrix.txt", "matrix spec 'matrix.txt': unknown kind 'matrix.txt' (expected rmat:LOG2_ROWS[:AVG], "
-                             "banded:ROWS:HALF_BANDWIDTH, graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)"},
+                             "banded:ROWS:HALF_BANDWIDTH, giant:ROWS:GIANTS:LEN[:BASE], graph:GRAPH_SPEC, mtx:PATH or a path "
+                          "ending in .mtx)"},
        }) {
     CAPTURE(b.spec);
     CHECK(input_error_of([&] { return cdpkit::load_matrix(b.spec); }) == b.error);

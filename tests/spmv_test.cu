@@ -104,6 +104,8 @@ TEST_CASE("every SpMV variant equals the double-precision reference on generated
   check_all_variants(cdpkit::load_matrix("rmat:14"), "rmat:14");
   check_all_variants(cdpkit::load_matrix("rmat:12:64"), "rmat:12:64");
   check_all_variants(cdpkit::load_matrix("banded:20000:7"), "banded:20000:7");
+  // a few rows far longer than a block's share: the child grids' case
+  check_all_variants(cdpkit::load_matrix("giant:50000:3:40000"), "giant:50000:3:40000");
   check_all_variants(cdpkit::load_matrix("graph:grid:64"), "graph:grid:64");
 }
 

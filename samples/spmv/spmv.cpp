@@ -3,8 +3,8 @@
 // tiny grids; thresholds and one grid per warp or block pay; the flat item grid and cuSPARSE are
 // the yardsticks without child grids.
 //
-// 1. Generate or read the matrix (rmat:SCALE[:AVG], banded:ROWS:HALF_BW, graph:SPEC, a Matrix
-//    Market file).
+// 1. Generate or read the matrix (rmat:SCALE[:AVG], banded:ROWS:HALF_BW,
+//    giant:ROWS:GIANTS:LEN[:BASE], graph:SPEC, a Matrix Market file).
 // 2. Make x and the double-precision reference y.
 // 3. Run each variant: timed with tracing off, one traced run, every row checked.
 // 4. Print the table; write the profile with --profile. Exit 1 if any check failed.
@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   int reps = 5;
   app.add_option("--matrix", matrix_spec,
-                 "rmat:LOG2_ROWS[:AVG] | banded:ROWS:HALF_BW | graph:GRAPH_SPEC | mtx:PATH (Matrix Market; or a "
-                 "path ending in .mtx)")
+                 "rmat:LOG2_ROWS[:AVG] | banded:ROWS:HALF_BW | giant:ROWS:GIANTS:LEN[:BASE] | graph:GRAPH_SPEC | "
+                 "mtx:PATH (Matrix Market; or a path ending in .mtx)")
       ->capture_default_str();
   app.add_option("--variant", variant_names,
                  "comma-separated: all, serial_loop, child_per_thread, thresholded, warp_aggregated, "

@@ -191,6 +191,9 @@ __device__ inline void child_block_done(const launch_context& ctx) {
   if (first_thread_of_block()) complete_unit(ctx.state, ctx.slot);
 }
 
+/// (The aggregations below group the lanes __activemask() reads, with *_sync intrinsics over
+/// disjoint masks: sm_70 and later, as CDP2 requires anyway.)
+///
 /// Add each calling lane's `v` to *counter with one atomic per set of the lanes that run together
 /// here and name the same counter (traced runs: a storm of refused requests, e.g. a million over
 /// the pending budget, would otherwise queue up one atomic per request on a few addresses).

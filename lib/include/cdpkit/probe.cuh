@@ -82,9 +82,12 @@ class warp_probe {
   /// The calling thread is about to run `n` steps of a probed loop that starts here: counts all of
   /// them at once, as n calls of step() would in a warp whose lanes run their steps together
   /// (the lanes active here, converged, each going round its own n times). Step t of the warp
-  /// then has the lanes with n > t active: the lanes are ranked by n, and each adds its share of
-  /// the histogram (one atomic per distinct n, none per iteration). Call it once per loop, where
-  /// the loop's lanes are together, instead of step() inside the loop.
+  /// then has the lanes with n > t active. Where the lanes' n take one or two values (a uniform or
+  /// a strided loop), the warp's steps go into the leader lane's run (added at the next change of
+  /// active lanes or at commit(), under the leader's site); otherwise the lanes are ranked by n and
+  /// each adds its share of the histogram (one atomic per distinct n). Nothing per iteration.
+  /// Call it once per loop, where the loop's lanes are together, instead of step() inside the
+  /// loop; every lane's probe names the same site.
   __device__ void steps(unsigned int n) {
     if (state_ == nullptr) return;
     if (fixed_) __syncwarp(mask_);

@@ -1,8 +1,9 @@
 #pragma once
 // cdpkit/sparse_matrix.hpp — sparse matrices for the SpMV family (y = A x, each CSR row a
 // segment): the matrix in CSR form with single-precision values, generators (RMAT rows as a
-// power-law matrix, banded matrices, any graph as a pattern matrix), the Matrix Market reader
-// (real, integer and pattern; general, symmetric and skew-symmetric, expanded), matrix specs,
+// power-law matrix, banded matrices, a few giant rows among short ones, any graph as a pattern
+// matrix), the Matrix Market reader (real, integer and pattern; general, symmetric and
+// skew-symmetric, expanded), matrix specs,
 // and the double-precision CPU reference with its checker.
 //
 // Indices and offsets are 32-bit: a matrix has at most 2^32 - 1 rows, columns and stored entries.
@@ -82,6 +83,17 @@ csr_matrix make_power_law_matrix(int log2_rows, int avg_nnz_per_row = 16, std::u
 /// + 4 per row).
 csr_matrix make_banded_matrix(std::uint32_t rows, std::uint32_t half_bandwidth, std::uint64_t seed = 1);
 
+/// A square matrix of `rows` rows of `base_len` entries each, but for `giants` rows spread evenly
+/// (rows g * floor(rows / giants)) of `giant_len` entries each: the shape where a few rows hold
+/// much of the work (the loop-to-child policies' child grids against cuSPARSE's load balancing).
+/// A giant row's columns are evenly spaced over the row (stride floor(rows / giant_len)), a base
+/// row's spaced by floor(rows / base_len) from its own index, wrapped and sorted. Named
+/// "giant:ROWS:GIANTS:LEN:BASE". Throws cdpkit::input_error for giants > rows, giant_len or
+/// base_len > rows (a row holds one entry per column at most), more than 2^32 - 1 entries, or too
+/// little host memory (8 bytes per entry + 4 per row).
+csr_matrix make_giant_rows_matrix(std::uint32_t rows, std::uint32_t giants, std::uint32_t giant_len,
+                                  std::uint32_t base_len = 4, std::uint64_t seed = 1);
+
 /// A graph's adjacency pattern as a square matrix: row v holds v's neighbours, values generated
 /// (a symmetrized graph makes a symmetric matrix). Named "graph". Throws cdpkit::input_error for
 /// too little host memory (4 bytes per row + 8 per entry).
@@ -144,6 +156,7 @@ csr_matrix read_matrix_market_matrix(const std::string& path, const matrix_read_
 /// A matrix by specification:
 ///   "rmat:LOG2_ROWS[:AVG]"     make_power_law_matrix (AVG default 16)
 ///   "banded:ROWS:HALF_BW"      make_banded_matrix
+///   "giant:ROWS:GIANTS:LEN[:BASE]"  make_giant_rows_matrix (BASE default 4)
 ///   "graph:GRAPH_SPEC"         matrix_from_graph(load_graph(GRAPH_SPEC)) — any graph spec or
 ///                              graph file (cdpkit/graph.hpp), symmetrized
 ///   "mtx:PATH", or a PATH ending in .mtx   read_matrix_market_matrix

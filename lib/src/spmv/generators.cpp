@@ -96,6 +96,48 @@ csr_matrix make_banded_matrix(std::uint32_t rows, std::uint32_t half_bandwidth, 
   return m;
 }
 
+csr_matrix make_giant_rows_matrix(std::uint32_t rows, std::uint32_t giants, std::uint32_t giant_len,
+                                  std::uint32_t base_len, std::uint64_t seed) {
+  CDPKIT_NVTX_SCOPE("spmv::make_giant_rows_matrix");
+  const std::string what = "make_giant_rows_matrix(" + std::to_string(rows) + " rows, " + std::to_string(giants) +
+                           " giant rows of " + std::to_string(giant_len) + ", the others " +
+                           std::to_string(base_len) + ")";
+  if (giants > rows) throw input_error(what + ": more giant rows than rows");
+  if (giant_len > rows || base_len > rows)
+    throw input_error(what + ": a row holds at most " + std::to_string(rows) + " entries (one per column)");
+  const std::uint64_t n = rows;
+  const std::uint64_t nnz = saturating_add(saturating_mul(n - giants, base_len), saturating_mul(giants, giant_len));
+  if (nnz > max_matrix_nnz)
+    throw input_error(what + ": " + std::to_string(nnz) + " entries; a CSR holds at most 4294967295 (32-bit offsets)");
+  require_host_memory(matrix_bytes(n, nnz), what);
+  csr_matrix m;
+  m.rows = m.cols = rows;
+  m.name = "giant:" + std::to_string(rows) + ":" + std::to_string(giants) + ":" + std::to_string(giant_len) + ":" +
+           std::to_string(base_len);
+  m.row_offsets.resize(n + 1);
+  m.col_indices.resize(nnz);
+  m.values.resize(nnz);
+  const std::uint64_t giant_every = giants == 0 ? 0 : n / giants;  // >= 1
+  const std::uint64_t giant_stride = giant_len == 0 ? 0 : n / giant_len, base_stride = base_len == 0 ? 0 : n / base_len;
+  std::uint64_t k = 0;
+  for (std::uint64_t r = 0; r < n; ++r) {
+    m.row_offsets[r] = static_cast<std::uint32_t>(k);
+    const bool giant = giants > 0 && r % giant_every == 0 && r / giant_every < giants;
+    const std::uint64_t first = k;
+    if (giant) {  // evenly spaced, shifted by the giant's number within one stride: sorted, distinct
+      const std::uint64_t shift = giant_stride == 0 ? 0 : (r / giant_every) % giant_stride;
+      for (std::uint64_t j = 0; j < giant_len; ++j) m.col_indices[k++] = static_cast<std::uint32_t>(j * giant_stride + shift);
+    } else {  // spaced from the row's own index, wrapped: distinct, sorted below
+      for (std::uint64_t j = 0; j < base_len; ++j) m.col_indices[k++] = static_cast<std::uint32_t>((r + j * base_stride) % n);
+      std::sort(m.col_indices.begin() + static_cast<std::ptrdiff_t>(first), m.col_indices.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    for (std::uint64_t e = first; e < k; ++e)
+      m.values[e] = matrix_pattern_value(static_cast<std::uint32_t>(r), m.col_indices[e], seed);
+  }
+  m.row_offsets[n] = static_cast<std::uint32_t>(k);
+  return m;
+}
+
 csr_matrix matrix_from_graph(const csr_graph& graph, std::uint64_t seed) {
   CDPKIT_NVTX_SCOPE("spmv::matrix_from_graph");
   require_host_memory(matrix_bytes(graph.num_vertices, graph.num_edges()),
@@ -192,10 +234,22 @@ csr_matrix load_matrix(const std::string& spec, std::uint64_t seed, const matrix
       return make_banded_matrix(static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(h), seed);
     }));
   }
+  if (kind == "giant") {
+    if (args.size() != 3 && args.size() != 4)
+      spec_fail(spec, "expected giant:ROWS:GIANTS:LEN or giant:ROWS:GIANTS:LEN:BASE");
+    const std::uint64_t rows = spec_number(args[0], spec, "row count", max_matrix_dimension);
+    const std::uint64_t giants = spec_number(args[1], spec, "giant row count", max_matrix_dimension);
+    const std::uint64_t len = spec_number(args[2], spec, "giant row length", max_matrix_dimension);
+    const std::uint64_t base = args.size() == 4 ? spec_number(args[3], spec, "other rows' length", max_matrix_dimension) : 4;
+    return named(with_spec(spec, [&] {
+      return make_giant_rows_matrix(static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(giants),
+                                    static_cast<std::uint32_t>(len), static_cast<std::uint32_t>(base), seed);
+    }));
+  }
   if (ends_with_mtx(spec)) return read_matrix_market_matrix(spec, options);
   spec_fail(spec, "unknown kind '" + kind +
-                      "' (expected rmat:LOG2_ROWS[:AVG], banded:ROWS:HALF_BANDWIDTH, graph:GRAPH_SPEC, mtx:PATH "
-                      "or a path ending in .mtx)");
+                      "' (expected rmat:LOG2_ROWS[:AVG], banded:ROWS:HALF_BANDWIDTH, giant:ROWS:GIANTS:LEN[:BASE], "
+                      "graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)");
 }
 
 }  // namespace cdpkit

@@ -5,8 +5,9 @@
 // 1. each lane runs pre_op and reads its segment; 2. warp exclusive scan of lengths (64-bit);
 // 3. if the warp's total exceeds the threshold, lane 0 launches one child over the total (the
 //    child finds (segment, offset) by binary search in the scan, written to d_scan);
-// 4. otherwise, or if the launch layer said no, the warp does the items itself, 32 at a time,
-//    finding each item's segment by a shuffle-based binary search: no lane idles.
+// 4. otherwise, or if the launch layer said no, the warp does the items itself, 32 * walk_items
+//    at a time (walk_items positions per lane, their searches and loads together), finding each
+//    item's segment by a shuffle-based binary search: no lane idles.
 
 #include <cdpkit/loop_to_child/agents/common.cuh>
 
