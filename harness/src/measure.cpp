@@ -148,20 +148,20 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     // snapshot after it (both outside its events), so that the two differ only in what the trace
     // does on the device. (Without them, cuSPARSE's SpMV, which the trace does not touch, read
     // 1.27x "traced" on the H200.)
+    // The two alternate (baseline, traced, baseline, ...), so that a drift of the GPU's clocks
+    // over the runs weighs on both alike.
     const int n = m.time.median_ms < collection_short_ms ? collection_reps : 1;
     std::vector<double> baseline, traced_ms;
     for (int r = 0; r < n; ++r) {
       runtime.reset_trace();
       baseline.push_back(collection_protocol_run("measure: baseline run", {}));
       (void)runtime.snapshot();
-    }
-    m.collected.times.baseline_ms = median(baseline);
-    // the traced time is a median too; the trace kept is the last run's
-    for (int r = 0; r < n; ++r) {
+      // the traced time is a median too; the trace kept is the last run's
       double ms = 0;
       m.trace = traced_run("measure: traced run", ms, {});
       traced_ms.push_back(ms);
     }
+    m.collected.times.baseline_ms = median(baseline);
     m.collected.times.traced_ms = median(traced_ms);
   }
   // CUPTI's runs (sampled, measured) share one enabling of the activity API, and a run nobody

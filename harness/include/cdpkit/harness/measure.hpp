@@ -72,8 +72,9 @@ inline constexpr double collection_short_ms = 10.0;
 /// The protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
 /// output, then if `traced`, collection_reps (or 1, see above) untraced runs made as the
 /// collection runs are (the trace reset before and read after, tracing off; the preparation
-/// waited for, the run between two events; collect_times::baseline_ms: their median) and as many runs inside a trace_session, each
-/// output checked (traced_ms: their median; the trace: the last one's). With a `collector` (may
+/// waited for, the run between two events; collect_times::baseline_ms: their median) and as
+/// many runs inside a trace_session, the two alternating, each output checked (traced_ms: their
+/// median; the trace: the last one's). With a `collector` (may
 /// be null; its options decide, `traced` is then ignored): the traced run when its options say
 /// trace; with metrics or the timeline, CUPTI's activity API held on
 /// (collector::hold_host_activity) and one untimed traced run first; with the timeline, one more
