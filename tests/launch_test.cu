@@ -578,6 +578,42 @@ TEST_CASE("the host folds striped single-step counts into the site's probe count
   CHECK(sites[4].probe_warps == 0u);
 }
 
+TEST_CASE("the host sums the warp probes' SM stripes into the site's probe counters") {
+  std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries, cdpkit::probe_counters{});
+  const auto at = [&](int site, int stripe) -> cdpkit::probe_counters& {
+    return probes[site * cdpkit::probe_stripes + stripe];
+  };
+  at(5, 0).lanes_hist[32] = 10;  // stripe 0: two warps of 5 full steps
+  at(5, 0).probe_steps = 10;
+  at(5, 0).probe_active_lanes = 320;
+  at(5, 0).probe_warps = 2;
+  at(5, 0).efficiency_hist[31] = 2;
+  at(5, 0).efficiency_sum = 2.0;
+  at(5, 15).lanes_hist[8] = 3;  // the last stripe: a warp of 3 steps with 8 lanes
+  at(5, 15).probe_steps = 3;
+  at(5, 15).probe_active_lanes = 24;
+  at(5, 15).probe_warps = 1;
+  at(5, 15).efficiency_hist[8] = 1;
+  at(5, 15).efficiency_sum = 0.25;
+  at(6, 3).probe_warps = 7;  // another site's stripe stays there
+  std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites);
+  sites[5].probe_warps = 1;  // what the site held before (e.g. folded single steps)
+  sites[5].probe_steps = 1;
+  sites[5].lanes_hist[32] = 1;
+  cdpkit::detail::fold_probes(probes.data(), sites.data());
+  const auto& c = sites[5];
+  CHECK(c.probe_warps == 4u);
+  CHECK(c.probe_steps == 14u);
+  CHECK(c.probe_active_lanes == 344u);
+  CHECK(c.lanes_hist[32] == 11u);
+  CHECK(c.lanes_hist[8] == 3u);
+  CHECK(c.efficiency_hist[31] == 2u);
+  CHECK(c.efficiency_hist[8] == 1u);
+  CHECK(c.efficiency_sum == doctest::Approx(2.25));
+  CHECK(sites[6].probe_warps == 7u);
+  CHECK(sites[4].probe_warps == 0u);
+}
+
 TEST_CASE("probes measure efficiency 1 when every lane has the same trip count" * CDPKIT_GPU_CASE) {
   const std::vector<std::uint32_t> lengths(1024, 17);  // 32 warps
   const auto c = run_probe(lengths);
