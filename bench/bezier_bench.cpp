@@ -33,10 +33,8 @@ int main(int argc, char** argv) {
   std::string json_path, font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
   int reps = 5;
   app.add_option("--curves", specs, "curve specs (as bezier --curves takes them)")->delimiter(',')->capture_default_str();
-  app.add_option("--thresholds", thresholds,
-                 "the sweep on random curves: thresholded, warp_aggregated and block_aggregated at these T (points)")
-      ->delimiter(',')
-      ->capture_default_str();
+  cdpkit::harness::add_thresholds_option(
+      app, thresholds, "the sweep on random curves: thresholded, warp_aggregated and block_aggregated at these T (points)");
   app.add_option("--font", font, "a font whose every glyph is one more input (empty: none)")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");

@@ -31,10 +31,8 @@ int main(int argc, char** argv) {
   std::string json_path, graphs_dir = CDPKIT_SHARED_DATA_DIR "/graphs";
   int reps = 5;
   app.add_option("--matrices", specs, "matrix specs (as spmv --matrix takes them)")->delimiter(',')->capture_default_str();
-  app.add_option("--thresholds", thresholds,
-                 "the sweep on power-law (rmat) matrices: thresholded, warp_aggregated and block_aggregated at these T")
-      ->delimiter(',')
-      ->capture_default_str();
+  cdpkit::harness::add_thresholds_option(app, thresholds,
+                                         "the sweep on power-law (rmat) matrices: thresholded, warp_aggregated and block_aggregated at these T");
   app.add_option("--graphs", graphs_dir, "folder of the shared real graphs, read as pattern matrices (empty: none)")
       ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));

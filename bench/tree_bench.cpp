@@ -66,10 +66,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--real", real_dir, "folder listed as the real path tree (empty: none)")->capture_default_str();
-  app.add_option("--thresholds", thresholds,
-                 "the sweep on power-law trees: each launching variant named also runs at these thresholds")
-      ->delimiter(',')
-      ->capture_default_str();
+  cdpkit::harness::add_thresholds_option(app, thresholds,
+                                         "the sweep on power-law trees: each launching variant named also runs at these thresholds");
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_launch_options(app, config);

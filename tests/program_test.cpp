@@ -2,6 +2,8 @@
 // program. Host cases: they run the sample executables with arguments that fail before any GPU
 // work (and, on a machine without a GPU, the "no CUDA device" line).
 
+#include <cdpkit/harness/program.hpp>
+
 #include <doctest/doctest.h>
 
 #ifndef CDPKIT_NO_SAMPLES  // built without the samples (CDPKIT_BUILD_SAMPLES=OFF): nothing to run
@@ -165,6 +167,29 @@ TEST_CASE("every program answers --version with its name and the cdpkit version,
   const auto r = run(std::string(CDPKIT_REPORT_EXE) + " --version");
   CHECK(r.exit_code == 0);
   CHECK(r.output.rfind("cdpkit-report (cdpkit ", 0) == 0);
+}
+
+TEST_CASE("a benchmark's --thresholds takes whole numbers, and none or an empty value for no sweep") {
+  const auto parse = [](std::vector<std::string> args) {
+    std::vector<std::uint32_t> thresholds = {16, 128};
+    CLI::App app{"t"};
+    cdpkit::harness::add_thresholds_option(app, thresholds, "the sweep");
+    args.insert(args.begin(), "t");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    return thresholds;
+  };
+  CHECK(parse({}) == std::vector<std::uint32_t>{16, 128});  // the default
+  CHECK(parse({"--thresholds", "0,4,4294967295"}) == std::vector<std::uint32_t>{0, 4, 4294967295u});
+  CHECK(parse({"--thresholds", ""}).empty());
+  CHECK(parse({"--thresholds", "none"}).empty());
+  for (const char* bad : {"4294967296", "-1", "x", "1e3", "12345678901"}) {
+    CAPTURE(bad);
+    const std::string expected = std::string("'") + bad + "' is not a threshold";
+    CHECK_THROWS_WITH_AS(parse({"--thresholds", std::string("8,") + bad}), doctest::Contains(expected.c_str()),
+                         CLI::ValidationError);
+  }
 }
 
 TEST_CASE("--variant takes a comma-separated list and names the bad entry") {

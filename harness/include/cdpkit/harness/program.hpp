@@ -17,6 +17,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -47,6 +48,35 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
   app.add_flag("--serialize-warp-launches", config.serialize_warp_launches,
                "a warp's lanes that ask together enter the device runtime's launch one at a time (an "
                "experiment that did not end the tree recursions' stall: docs/design.md)");
+}
+
+/// Add a --thresholds option: the launch thresholds of a benchmark's sweep, comma-separated whole
+/// numbers in [0, 2^32 - 1] written into `thresholds` (whose values are the default); an empty
+/// value or "none" asks for no sweep. An entry that is not a threshold is a command-line error
+/// naming it (CLI11 would otherwise read an empty value as 0, a sweep of launches per segment).
+inline void add_thresholds_option(CLI::App& app, std::vector<std::uint32_t>& thresholds,
+                                  const std::string& description) {
+  std::string shown;
+  for (const std::uint32_t t : thresholds) shown += (shown.empty() ? "" : ",") + std::to_string(t);
+  app.add_option_function<std::vector<std::string>>(
+         "--thresholds",
+         [&thresholds](const std::vector<std::string>& items) {
+           std::vector<std::uint32_t> out;
+           for (const std::string& item : items) {
+             if (item.empty() || item == "none") continue;
+             bool digits = item.size() <= 10;
+             for (const char c : item) digits = digits && c >= '0' && c <= '9';
+             if (!digits || std::stoull(item) > 0xffffffffull)
+               throw CLI::ValidationError("--thresholds", "'" + item +
+                                                              "' is not a threshold (a whole number below 2^32, "
+                                                              "or none)");
+             out.push_back(static_cast<std::uint32_t>(std::stoull(item)));
+           }
+           thresholds = out;
+         },
+         description + " (none: no sweep)")
+      ->delimiter(',')
+      ->default_str(shown.empty() ? "none" : shown);
 }
 
 /// The values a comma-separated list option names, in the order given: "all" stands for every
