@@ -2,8 +2,9 @@
 // timeline (docs/design.md, "The CUPTI collector").
 //
 // The work: k host launches of a spin kernel (every thread waits `us` on %globaltimer; the blocks
-// count themselves), of one function or cycling through five, or a one-block parent launching 64
-// one-warp spin children from the device.
+// count themselves), of one function or cycling through five, or each after a scratch buffer
+// allocated, zeroed, CUB-scanned and freed (the host calls the library's algorithms make); or a
+// one-block parent launching 64 one-warp spin children from the device.
 // Each mode times the same work with CUDA events around it, `reps` times (median):
 //   plain           nothing on;
 //   activity        CUPTI's activity API enabled just before the run (host_activity::record);
@@ -20,6 +21,7 @@
 //   collector_overhead_bench --json collector_overhead.json
 //   collector_overhead_bench --reps 9
 
+#include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/bench_json.hpp>
@@ -34,6 +36,7 @@
 #include <cdpkit/wait.hpp>
 
 #include <CLI/CLI.hpp>
+#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <cstdint>
@@ -71,6 +74,10 @@ struct work_case {
   double us;           ///< each thread's wait
   int children;        ///< > 0: the parent launches this many children from the device
   int kernels = 1;     ///< distinct functions the host launches cycle through (1 or 5)
+  /// Each host launch comes with what the library's algorithms do around theirs: a stream-ordered
+  /// scratch of 2^18 words allocated, zeroed, scanned by CUB (its temporary storage allocated too)
+  /// and freed — host API calls inside the timed window, where CUPTI's callbacks may cost.
+  bool scratch = false;
   /// Blocks one run executes.
   [[nodiscard]] std::uint64_t expected_blocks() const {
     return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
@@ -97,6 +104,17 @@ struct event_pair {
 
 const char* const modes[] = {"plain", "activity", "activity_held", "range", "range_held", "range_cold",
                              "pm", "pm_held", "pm_cold"};
+
+/// The scratch work of a work_case with `scratch`, on `stream` (stream-ordered; nothing waits).
+void scratch_work(cudaStream_t stream) {
+  constexpr std::size_t words = 1u << 18;
+  cdpkit::detail::device_buffer<std::uint32_t> in(words, stream), out(words, stream);
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(in.data(), 0, words * sizeof(std::uint32_t), stream));
+  std::size_t temp_bytes = 0;
+  CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in.data(), out.data(), words, stream));
+  cdpkit::detail::device_buffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1), stream);
+  CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, in.data(), out.data(), words, stream));
+}
 
 /// Launches host launch `k` of a spin run: one function, or five cycled.
 void launch_spin(int k, int kernels, unsigned int blocks, unsigned long long ns, unsigned long long* d_blocks,
@@ -130,6 +148,8 @@ int main(int argc, char** argv) {
                                           {"1 launch x 1000 us", 1, full, 1000, 0},
                                           {"10 launches x 10 us", 10, full, 10, 0},
                                           {"10 launches of 5 functions x 10 us", 10, full, 10, 0, 5},
+                                          {"10 launches x 10 us, each with scratch + a CUB scan", 10, full, 10, 0, 1,
+                                           true},
                                           {"100 launches x 10 us", 100, full, 10, 0},
                                           {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
                                           {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
@@ -169,6 +189,7 @@ int main(int argc, char** argv) {
       const auto timed = [&]() -> double {
         CDPKIT_CUDA_TRY(cudaEventRecord(start, stream));
         for (int k = 0; k < c.launches; ++k) {
+          if (c.scratch) scratch_work(stream);
           if (c.children > 0) spin_parent<<<1, 64, 0, stream>>>(c.children, ns, d_blocks);
           else launch_spin(k, c.kernels, c.blocks, ns, d_blocks, stream);
         }
