@@ -5,6 +5,7 @@
 
 #include "gpu.hpp"
 
+#include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/launch.hpp>
@@ -422,6 +423,74 @@ __global__ void bad_site_kernel(cdpkit::launch_context ctx) {
   }
 }
 }  // namespace
+
+namespace {
+/// Lanes take branches by their index: some count into one of five counters, some add their index
+/// into one of two, the rest reserve a record id; a few reserve another after reconverging. Each
+/// set of lanes that runs together aggregates its own atomics.
+__global__ void aggregation_kernel(cdpkit::launch_state* s, unsigned long long* counters, std::uint32_t* ids,
+                                   std::uint32_t* more_ids) {
+  const unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t % 3 == 0) {
+    cdpkit::detail::count_aggregated(&counters[t % 5]);
+  } else if (t % 7 == 1) {
+    cdpkit::detail::add_aggregated(&counters[5 + t % 2], t);
+  } else {
+    ids[t] = cdpkit::detail::reserve_record(s);
+  }
+  if (t % 11 == 0) more_ids[t] = cdpkit::detail::reserve_record(s);
+}
+}  // namespace
+
+TEST_CASE("trace counters and record ids taken once per warp are exact under divergent lanes" * CDPKIT_GPU_CASE) {
+  constexpr unsigned int n = 8192, none = 0xffffffffu;
+  cdpkit::detail::unique_device_ptr<cdpkit::launch_state> d_state;
+  cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> d_totals;
+  cdpkit::detail::unique_device_ptr<unsigned long long[]> d_counters;
+  cdpkit::detail::unique_device_ptr<std::uint32_t[]> d_ids;
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_state), sizeof(cdpkit::launch_state)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_totals), sizeof(cdpkit::trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_counters), 7 * sizeof(unsigned long long)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
+  cdpkit::launch_state h{};
+  h.totals = d_totals.get();
+  CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
+  CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_counters.get(), 0, 7 * sizeof(unsigned long long)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_ids.get(), 0xff, 2 * n * sizeof(std::uint32_t)));
+  aggregation_kernel<<<n / 128, 128>>>(d_state.get(), d_counters.get(), d_ids.get(), d_ids.get() + n);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<unsigned long long> counters(7);
+  std::vector<std::uint32_t> ids(2 * n);
+  cdpkit::trace_totals totals{};
+  CDPKIT_CUDA_TRY(cudaMemcpy(counters.data(), d_counters.get(), 7 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(&totals, d_totals.get(), sizeof totals, cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> expected(7, 0);
+  std::vector<bool> seen;
+  std::uint64_t reserved = 0;
+  for (unsigned int t = 0; t < n; ++t) {
+    if (t % 3 == 0) ++expected[t % 5];
+    else if (t % 7 == 1) expected[5 + t % 2] += t;
+    else ++reserved;
+    if (t % 11 == 0) ++reserved;
+  }
+  CHECK(counters == expected);
+  CHECK(totals.records_requested == reserved);
+  // every id below the count, none twice: the ids are 0 .. reserved - 1
+  seen.assign(reserved, false);
+  bool unique = true;
+  std::uint64_t taken = 0;
+  for (const std::uint32_t id : ids) {
+    if (id == none) continue;
+    ++taken;
+    unique = unique && id < reserved && !seen[id];
+    if (id < reserved) seen[id] = true;
+  }
+  CHECK(unique);
+  CHECK(taken == reserved);
+}
 
 TEST_CASE("a site id out of range raises a device error that the host throws" * CDPKIT_GPU_CASE) {
   cdpkit::launch_runtime rt;
