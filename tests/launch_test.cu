@@ -647,6 +647,23 @@ TEST_CASE("the host folds striped single-step counts into the site's probe count
   CHECK(sites[4].probe_warps == 0u);
 }
 
+TEST_CASE("a strided loop's trip count is the number of its positions below the end") {
+  const auto brute = [](unsigned long long first, unsigned long long end, unsigned long long stride) {
+    unsigned long long n = 0;
+    for (unsigned long long k = first; k < end; k += stride) ++n;
+    return n;
+  };
+  for (const unsigned long long stride : {1ull, 32ull, 256ull})
+    for (unsigned long long first = 0; first < 300; first += 7)
+      for (unsigned long long end = 0; end < 2100; end += 13) {
+        CAPTURE(stride);
+        CAPTURE(first);
+        CAPTURE(end);
+        REQUIRE(cdpkit::strided_trip_count(first, end, stride) == brute(first, end, stride));
+      }
+  CHECK(cdpkit::strided_trip_count(5, 0xffffffffffffffffull, 1ull << 62) == 4u);
+}
+
 TEST_CASE("the host sums the warp probes' SM stripes into the site's probe counters") {
   std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries, cdpkit::probe_counters{});
   const auto at = [&](int site, int stripe) -> cdpkit::probe_counters& {

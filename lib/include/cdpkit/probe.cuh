@@ -44,6 +44,14 @@
 
 namespace cdpkit {
 
+/// The trip count of a strided loop `for (k = first; k < end; k += stride)`: what a thread hands
+/// warp_probe::steps before such a loop. Precondition: stride > 0.
+__host__ __device__ constexpr unsigned long long strided_trip_count(unsigned long long first,
+                                                                    unsigned long long end,
+                                                                    unsigned long long stride) {
+  return first < end ? (end - 1 - first) / stride + 1 : 0;
+}
+
 class warp_probe {
  public:
   /// Construct where the lanes that will commit are together (e.g. at the top of the kernel):
@@ -67,16 +75,8 @@ class warp_probe {
   __device__ void step() {
     if (state_ == nullptr) return;
     const unsigned int mask = __activemask();
-    if (detail::lane_id() == static_cast<unsigned int>(__ffs(mask) - 1)) {
-      const unsigned int active = static_cast<unsigned int>(__popc(mask));
-      ++leader_steps_;
-      leader_active_ += active;
-      if (active != run_active_) {
-        flush_run();
-        run_active_ = active;
-      }
-      ++run_length_;
-    }
+    if (detail::lane_id() == static_cast<unsigned int>(__ffs(mask) - 1))
+      add_leader_run(static_cast<unsigned int>(__popc(mask)), 1);
   }
 
   /// The calling thread is about to run `n` steps of a probed loop that starts here: counts all of

@@ -99,7 +99,7 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
   // 4. cooperative: the block walks the concatenation (every lane of every warp is here; the
   // probe counts each thread's trip count at once, nothing per item)
   warp_probe probe(ctx, sites::l2c_cooperative_items, 0xffffffffu);
-  probe.steps(threadIdx.x < total ? static_cast<unsigned int>((total - 1 - threadIdx.x) / block_threads + 1) : 0u);
+  probe.steps(static_cast<unsigned int>(strided_trip_count(threadIdx.x, total, block_threads)));
   // (32-bit positions where a round's last position cannot wrap: block-uniform choice)
   if (total <= 0xffffffffull - block_threads * walk_items)
     block_walk(storage.excl32, storage.begin, count, block_first, static_cast<std::uint32_t>(total), item_op);

@@ -81,6 +81,15 @@ __device__ __forceinline__ T warp_run_sum(unsigned int active, std::uint32_t i, 
   return v;
 }
 
+/// A segment_sum's value `v` of segment i, summed over the run of `active` lanes holding i
+/// (warp_run_sum) and handed to combine by the run's first lane. Every lane of `active` calls.
+template <class ItemOp, class T>
+__device__ __forceinline__ void combine_run(const ItemOp& op, unsigned int active, std::uint32_t i, T v) {
+  bool first = false;
+  const T sum = warp_run_sum(active, i, v, first);
+  if (first) op.combine(i, sum);
+}
+
 /// One item, by a thread whose warp-mates may be running items at the same time (a child, a
 /// cooperative loop, the flat grid). item_op may take (segment, item) or just (item), as in
 /// Fig. 21.4's doMoreWork(j). A segment_sum is summed over each run of adjacent lanes holding
@@ -88,10 +97,7 @@ __device__ __forceinline__ T warp_run_sum(unsigned int active, std::uint32_t i, 
 template <class ItemOp>
 __device__ __forceinline__ void call_item(const ItemOp& op, std::uint32_t i, std::uint32_t j) {
   if constexpr (is_segment_sum_v<ItemOp>) {
-    const unsigned int active = __activemask();
-    bool first = false;
-    const auto sum = warp_run_sum(active, i, op.term(i, j), first);
-    if (first) op.combine(i, sum);
+    combine_run(op, __activemask(), i, op.term(i, j));
   } else if constexpr (std::is_invocable_v<const ItemOp&, std::uint32_t, std::uint32_t>) {
     op(i, j);
   } else {
@@ -121,11 +127,7 @@ __device__ __forceinline__ void call_item_round(const ItemOp& op, unsigned int l
 #pragma unroll
     for (unsigned int r = 0; r < R; ++r) {
       const unsigned int active = __ballot_sync(lanes, valid[r]);
-      if (valid[r]) {
-        bool first = false;
-        const value_t sum = warp_run_sum(active, seg[r], v[r], first);
-        if (first) op.combine(seg[r], sum);
-      }
+      if (valid[r]) combine_run(op, active, seg[r], v[r]);
     }
   } else {
 #pragma unroll

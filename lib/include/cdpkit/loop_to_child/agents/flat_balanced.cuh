@@ -80,8 +80,7 @@ __device__ void flat_items_agent(flat_items_storage& storage, const launch_conte
       n = ((last - blockIdx.x) / gridDim.x + 1) * flat_items_per_thread;
       const std::uint32_t rest = total - static_cast<std::uint32_t>(last * flat_tile_items);  // in (0, tile]
       if (last % gridDim.x == blockIdx.x) {  // the last tile is this block's
-        const std::uint32_t mine = threadIdx.x < rest ? (rest - 1 - threadIdx.x) / block_threads + 1 : 0u;
-        n -= flat_items_per_thread - mine;
+        n -= flat_items_per_thread - strided_trip_count(threadIdx.x, rest, block_threads);
       }
     }
     probe.steps(static_cast<unsigned int>(n));

@@ -373,7 +373,7 @@ struct partition_pass {
     // thread t's keys are lo + t, lo + t + BlockThreads, ... below hi (tile by tile): the probe
     // counts them at once, nothing per key
     warp_probe probe(probe_ctx, sites::qs_partition_probe);
-    probe.steps(lo + threadIdx.x < hi ? static_cast<unsigned int>((hi - lo - 1 - threadIdx.x) / BlockThreads + 1) : 0u);
+    probe.steps(static_cast<unsigned int>(strided_trip_count(lo + threadIdx.x, hi, BlockThreads)));
     for (std::uint64_t base = lo; base < hi; base += tile) {
       T x[items];
 #pragma unroll

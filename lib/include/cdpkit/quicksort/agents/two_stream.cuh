@@ -102,7 +102,7 @@ struct two_stream_agent {
         lo + two_stream_keys_per_block < t->size ? lo + two_stream_keys_per_block : t->size;
     {
       warp_probe probe(ctx, sites::qs_partition_probe);
-      probe.steps(lo + threadIdx.x < hi ? static_cast<unsigned int>((hi - lo - 1 - threadIdx.x) / block_threads + 1) : 0u);
+      probe.steps(static_cast<unsigned int>(strided_trip_count(lo + threadIdx.x, hi, block_threads)));
       for (std::uint64_t i = lo + threadIdx.x; i < hi; i += block_threads) {
         const T x = src[i];
         const bool left = or_equal ? !a.comp(pivot, x) : a.comp(x, pivot);
