@@ -950,9 +950,30 @@ TEST_CASE("the hardware table ranks the probes and the hardware and says whether
   CHECK_FALSE(d[0].agree);
   REQUIRE(d[0].spearman.has_value());
   CHECK(*d[0].spearman == doctest::Approx(0.5));  // 1 - 6 * (1 + 1) / (3 * 8)
+  CHECK(d[0].discordant == 1u);
   CHECK(d[0].verdict == "The rankings differ at thresholded (probes 1, hardware 2), warp_aggregated (probes 2, hardware 1)"
-                        " (ranks among the 3 with both); Spearman 0.50.");
+                        " (ranks among the 3 with both); ordered differently beyond 0.05: thresholded / warp_aggregated;"
+                        " Spearman 0.50.");
   CHECK(contains(section_of(rep::render_html({differ}), "hardware"), "The rankings differ at thresholded"));
+}
+
+TEST_CASE("the hardware table calls rankings that differ only among near-ties the same order but for them") {
+  // the hardware puts child_per_thread and thresholded within 0.02 (a near-tie), the probes 0.17
+  // apart; every other pair is ordered alike (BFS on the H200, stop 29)
+  const auto near = ranked_profile({{"child_per_thread", 0.13, 0.53}, {"thresholded", 0.30, 0.51}, {"warp_aggregated", 0.99, 0.84}});
+  const auto g = rep::analyze(near).efficiency;
+  REQUIRE(g.size() == 1u);
+  CHECK_FALSE(g[0].agree);
+  CHECK(g[0].discordant == 0u);
+  CHECK(g[0].verdict == "Same order but for near-ties: the ranks differ at child_per_thread (probes 3, hardware 2), "
+                        "thresholded (probes 2, hardware 3) (ranks among the 3 with both), but no two variants that both "
+                        "efficiencies separate by 0.05 or more are ordered differently; Spearman 0.50.");
+  // the same pair 0.06 apart by the hardware is ordered differently beyond the tolerance
+  const auto far = ranked_profile({{"child_per_thread", 0.13, 0.57}, {"thresholded", 0.30, 0.51}, {"warp_aggregated", 0.99, 0.84}});
+  const auto f = rep::analyze(far).efficiency;
+  REQUIRE(f.size() == 1u);
+  CHECK(f[0].discordant == 1u);
+  CHECK(contains(f[0].verdict, "ordered differently beyond 0.05: child_per_thread / thresholded"));
 }
 
 TEST_CASE("each CTA accounting verdict is worded and the missing and extra ones are problem findings") {

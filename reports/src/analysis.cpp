@@ -303,7 +303,24 @@ void compare_ranks(const profile& p, efficiency_ranking& g) {
     if (rp[k] != rh[k])
       at += (at.empty() ? "" : ", ") + p.runs[runs[k]].variant + " (probes " + std::to_string(rp[k]) + ", hardware " +
             std::to_string(rh[k]) + ")";
-  g.verdict = "The rankings differ at " + at + among + (rho.empty() ? "" : "; " + rho) + ".";
+  // pair by pair: opposite orders where both measures separate the two by the tolerance or more
+  std::string pairs;
+  for (std::size_t a = 0; a < runs.size(); ++a)
+    for (std::size_t b = a + 1; b < runs.size(); ++b) {
+      const double dp = probes[a] - probes[b], dh = hardware[a] - hardware[b];
+      if (std::abs(dp) < rank_tie_tolerance || std::abs(dh) < rank_tie_tolerance || (dp > 0) == (dh > 0)) continue;
+      ++g.discordant;
+      pairs += (pairs.empty() ? "" : ", ") + p.runs[runs[a]].variant + " / " + p.runs[runs[b]].variant;
+    }
+  const std::string tolerance = fixed(rank_tie_tolerance, 2);
+  if (g.discordant == 0) {
+    g.verdict = "Same order but for near-ties: the ranks differ at " + at + among + ", but no two variants that both "
+                "efficiencies separate by " + tolerance + " or more are ordered differently" +
+                (rho.empty() ? "" : "; " + rho) + ".";
+    return;
+  }
+  g.verdict = "The rankings differ at " + at + among + "; ordered differently beyond " + tolerance + ": " + pairs +
+              (rho.empty() ? "" : "; " + rho) + ".";
 }
 
 }  // namespace
@@ -318,7 +335,7 @@ std::vector<efficiency_ranking> rank_efficiencies(const profile& p) {
     });
     const auto g = static_cast<std::size_t>(it - groups.begin());
     if (it == groups.end()) {
-      groups.push_back({r.algorithm, r.input, {}, 0, true, std::nullopt, ""});
+      groups.push_back({r.algorithm, r.input, {}, 0, true, 0, std::nullopt, ""});
       measured.push_back(false);
     }
     efficiency_row row;

@@ -130,14 +130,24 @@ struct efficiency_row {
   std::optional<double> hardware;       ///< hardware_profile::warp_efficiency()
   std::optional<int> probe_rank, hardware_rank;
 };
+/// Two warp efficiencies (0-1) closer than this are a near-tie when the probes' and the
+/// hardware's orders are compared pair by pair. The two measure different scopes (the probed
+/// loops; every instruction of the run), so variants that differ by less than this in one of
+/// them may fall either way in the other (e.g. BFS's child_per_thread, thresholded and
+/// device_driver within 0.02 of each other by the hardware, 0.12 to 0.30 by the probes).
+inline constexpr double rank_tie_tolerance = 0.05;
+
 /// The variants of one algorithm and input, ranked by both warp efficiencies.
 struct efficiency_ranking {
   std::string algorithm, input;
   std::vector<efficiency_row> rows;  ///< in the profile's order
   std::size_t compared = 0;          ///< variants with both values
   bool agree = true;                 ///< the compared variants rank in the same order by both
+  /// Pairs of compared variants that both efficiencies separate by rank_tie_tolerance or more,
+  /// in opposite orders: 0 means the orders differ, if at all, only among near-ties.
+  std::size_t discordant = 0;
   std::optional<double> spearman;    ///< rank correlation over the compared (unset: fewer than 2, or all tied)
-  std::string verdict;               ///< a sentence: "same order" or where they differ
+  std::string verdict;               ///< a sentence: "same order", "same order but for near-ties" or where they differ
 };
 /// The rankings for every algorithm and input where some run has hardware metrics (none when no
 /// run has any).
