@@ -3,8 +3,9 @@
 //
 // The work: k host launches of a spin kernel (every thread waits `us` on %globaltimer; the blocks
 // count themselves), of one function or cycling through five, or each after a scratch buffer
-// allocated, zeroed, CUB-scanned and freed (the host calls the library's algorithms make); or a
-// one-block parent launching 64 one-warp spin children from the device.
+// allocated, zeroed, CUB-scanned and freed (the host calls the library's algorithms make), or each
+// after a read-back the host waits for (the tessellation's sizing), or each after a memset; or a one-block parent
+// launching 64 one-warp spin children from the device. --case picks rows by name.
 // Each mode times the same work with CUDA events around it, `reps` times (median):
 //   plain           nothing on;
 //   activity        CUPTI's activity API enabled just before the run (host_activity::record);
@@ -20,6 +21,7 @@
 //
 //   collector_overhead_bench --json collector_overhead.json
 //   collector_overhead_bench --reps 9
+//   collector_overhead_bench --case "10 launches" --json ten.json
 
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/detail/unique_device_ptr.hpp>
@@ -78,6 +80,11 @@ struct work_case {
   /// scratch of 2^18 words allocated, zeroed, scanned by CUB (its temporary storage allocated too)
   /// and freed — host API calls inside the timed window, where CUPTI's callbacks may cost.
   bool scratch = false;
+  /// Each host launch is preceded by a round trip, as the tessellation's sizing is: an 8-byte
+  /// device-to-host copy and a wait for the stream (the host then submits the launch on an idle GPU).
+  bool round_trip = false;
+  /// Each host launch is preceded by a 1 MiB memset of a buffer allocated once (no allocation).
+  bool memset = false;
   /// Blocks one run executes.
   [[nodiscard]] std::uint64_t expected_blocks() const {
     return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
@@ -135,6 +142,9 @@ int main(int argc, char** argv) {
                "cost a run, on the GPU's timeline"};
   int reps = 5;
   std::string json_path;
+  std::vector<std::string> only;
+  app.add_option("--case", only, "run only the work rows whose name contains one of these (comma-separated)")
+      ->delimiter(',');
   app.add_option("--reps", reps, "timed repetitions per mode")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
   return cdpkit::harness::run_program("collector_overhead_bench", app, argc, argv, [&] {
@@ -150,9 +160,16 @@ int main(int argc, char** argv) {
                                           {"10 launches of 5 functions x 10 us", 10, full, 10, 0, 5},
                                           {"10 launches x 10 us, each with scratch + a CUB scan", 10, full, 10, 0, 1,
                                            true},
+                                          {"10 launches x 10 us, each after a read-back and a wait", 10, full, 10, 0, 1,
+                                           false, true},
+                                          {"10 launches x 10 us, each after a 1 MiB memset", 10, full, 10, 0, 1, false,
+                                           false, true},
                                           {"100 launches x 10 us", 100, full, 10, 0},
                                           {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
                                           {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
+    for (const std::string& part : only)
+      if (std::none_of(cases.begin(), cases.end(), [&](const work_case& c) { return c.name.find(part) != std::string::npos; }))
+        throw cdpkit::input_error("--case '" + part + "' names no work row");
     cdpkit::detail::unique_stream owned_stream;
     {
       cudaStream_t s = nullptr;
@@ -163,6 +180,10 @@ int main(int argc, char** argv) {
     cdpkit::detail::unique_device_ptr<unsigned long long> owned_blocks;
     CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_blocks), sizeof(unsigned long long)));
     unsigned long long* const d_blocks = owned_blocks.get();
+    constexpr std::size_t scratch_bytes = std::size_t{1} << 20;
+    cdpkit::detail::unique_device_ptr<unsigned char> owned_scratch;
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_scratch), scratch_bytes));
+    unsigned char* const d_scratch = owned_scratch.get();
     const event_pair events;
     cudaEvent_t start = events.start, stop = events.stop;
 
@@ -178,6 +199,10 @@ int main(int argc, char** argv) {
                                        "range cold", "pm", "pm held", "pm cold", "check"});
     bool ok = true;
     for (const work_case& c : cases) {
+      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& part) {
+            return c.name.find(part) != std::string::npos;
+          }))
+        continue;
       const auto ns = static_cast<unsigned long long>(c.us * 1000.0);
       std::uint64_t mismatches = 0;
       // one run: the block count reset, then events around the work, its time; the blocks it ran
@@ -190,6 +215,13 @@ int main(int argc, char** argv) {
         CDPKIT_CUDA_TRY(cudaEventRecord(start, stream));
         for (int k = 0; k < c.launches; ++k) {
           if (c.scratch) scratch_work(stream);
+          if (c.memset)
+            CDPKIT_CUDA_TRY(cudaMemsetAsync(d_scratch, 0, scratch_bytes, stream));
+          if (c.round_trip) {
+            unsigned long long seen = 0;
+            CDPKIT_CUDA_TRY(cudaMemcpyAsync(&seen, d_blocks, sizeof seen, cudaMemcpyDeviceToHost, stream));
+            cdpkit::wait_for_stream(stream, "collector_overhead_bench: read-back", nullptr, __FILE__, __LINE__);
+          }
           if (c.children > 0) spin_parent<<<1, 64, 0, stream>>>(c.children, ns, d_blocks);
           else launch_spin(k, c.kernels, c.blocks, ns, d_blocks, stream);
         }
