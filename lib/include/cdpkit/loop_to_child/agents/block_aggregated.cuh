@@ -88,9 +88,9 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
   // 3. one launch per block
   if (launch && threadIdx.x == 0) {
     __threadfence();
-    storage.launched = static_cast<bool>(launch_items(
-        ctx, site, total, child_block_threads, stream,
-        group_items_fn<Segments, ItemOp>{s, d_scan + block_first, block_first, count, item_op}));
+    storage.launched = static_cast<bool>(launch_group_child(ctx, site, static_cast<std::uint32_t>(total),
+                                                            child_block_threads, stream, s, d_scan + block_first,
+                                                            block_first, count, item_op));
     if (!storage.launched) record_inline_items(ctx, site, total);
   }
   __syncthreads();

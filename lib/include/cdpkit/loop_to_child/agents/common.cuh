@@ -112,9 +112,11 @@ inline constexpr unsigned int walk_items = 4;
 
 /// One round of a walk: item r of the calling thread is item[r] of segment seg[r] where
 /// valid[r]. `lanes`: the warp's lanes, which all call (a walk's rounds are uniform), each with
-/// consecutive positions per r (lane l holds position base + r * width + l), so that a segment's
-/// items of one r are a run of lanes. A segment_sum reads every term of the round first, then
-/// sums them per run (warp_run_sum) and combines; any other item_op is called item by item.
+/// consecutive positions per r (lane l holds position base + r * width + l, width >= 32), so
+/// that a segment's items of one r are a run of lanes, and valid[r] is true for the positions
+/// below some end. A segment_sum reads every term of the round first, then sums them per run
+/// (warp_run_sum) and combines; a full warp whose whole round lies in one segment sums it at
+/// once and combines once. Any other item_op is called item by item.
 template <unsigned int R, class ItemOp>
 __device__ __forceinline__ void call_item_round(const ItemOp& op, unsigned int lanes,
                                                 const std::uint32_t (&seg)[R],
@@ -124,6 +126,20 @@ __device__ __forceinline__ void call_item_round(const ItemOp& op, unsigned int l
     value_t v[R];
 #pragma unroll
     for (unsigned int r = 0; r < R; ++r) v[r] = valid[r] ? op.term(seg[r], item[r]) : value_t{};
+    if (lanes == 0xffffffffu) {
+      // Inside a long segment every item of the round is in one segment: the positions grow
+      // with r and with the lane, so lane 0's first segment equal to lane 31's last (and every
+      // item valid) says so. Then one sum of the whole round and one combine, not one per r.
+      const std::uint32_t lo = __shfl_sync(lanes, seg[0], 0), hi = __shfl_sync(lanes, seg[R - 1], 31);
+      if (__all_sync(lanes, valid[R - 1]) && lo == hi) {
+        value_t sum = v[0];
+#pragma unroll
+        for (unsigned int r = 1; r < R; ++r) sum += v[r];
+        for (unsigned int d = 16; d >= 1; d /= 2) sum += __shfl_xor_sync(lanes, sum, d);
+        if (cdpkit::detail::lane_id() == 0) op.combine(lo, sum);
+        return;
+      }
+    }
 #pragma unroll
     for (unsigned int r = 0; r < R; ++r) {
       const unsigned int active = __ballot_sync(lanes, valid[r]);
@@ -229,6 +245,130 @@ struct segment_items_fn {
     call_item(item_op, segment, begin + static_cast<std::uint32_t>(k));
   }
 };
+
+/// Items per thread of a segment_sum's child grids (segment_sum_child, group_sum_child): a thread
+/// reads its items' terms together and sums them in registers, so that a long segment's child
+/// runs a block per child_block_threads * sum_child_items items and combines once per warp and
+/// round, where a child of an item per thread combined once per 32 items (a million-item row: 32,768
+/// atomic adds to one address, and 4,096 blocks of 256 threads).
+inline constexpr unsigned int sum_child_items = 2 * walk_items;
+
+/// The blocks of a segment_sum child over `items` items (1 <= items < 2^32).
+__device__ __forceinline__ unsigned int sum_child_blocks(std::uint32_t items, unsigned int child_block_threads) {
+  const std::uint32_t per_block = child_block_threads * sum_child_items;  // <= 8,192
+  return items / per_block + (items % per_block != 0);
+}
+
+/// A segment_sum's child over one segment of `len` items from `begin`: thread t of block b holds
+/// items b * blockDim.x * sum_child_items + r * blockDim.x + t (r < sum_child_items) below len,
+/// sums their terms, and the warp's sum goes to combine once. Every thread of the child's blocks
+/// runs it (whole warps: child_block_threads is a multiple of 32).
+template <class ItemOp>
+struct segment_sum_child {
+  std::uint32_t segment;
+  std::uint32_t begin;
+  std::uint32_t len;
+  ItemOp op;
+  __device__ void operator()(const launch_context& self) const {
+    using value_t = std::remove_cv_t<std::remove_reference_t<decltype(op.term(segment, begin))>>;
+    const std::uint64_t base = 1ull * blockIdx.x * blockDim.x * sum_child_items + threadIdx.x;
+    value_t v[sum_child_items];
+#pragma unroll
+    for (unsigned int r = 0; r < sum_child_items; ++r) {
+      const std::uint64_t k = base + 1ull * r * blockDim.x;
+      v[r] = k < len ? op.term(segment, begin + static_cast<std::uint32_t>(k)) : value_t{};
+    }
+    value_t sum = v[0];
+#pragma unroll
+    for (unsigned int r = 1; r < sum_child_items; ++r) sum += v[r];
+    if (self.tracing) {  // a step per item row of the warp, with the lanes that hold one
+#pragma unroll
+      for (unsigned int r = 0; r < sum_child_items; ++r)
+        if (base + 1ull * r * blockDim.x < len) probe_single_step(self, sites::l2c_child_items);
+    }
+    if (!__any_sync(0xffffffffu, base < len)) return;  // a warp past the end: no items, no combine
+    for (unsigned int d = 16; d >= 1; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
+    if (cdpkit::detail::lane_id() == 0) op.combine(segment, sum);
+  }
+};
+
+/// A segment_sum's child over the concatenated segments of one group (warp or block): `total`
+/// items, whose segments are found in the group's exclusive scan d_scan[0, count); thread t of
+/// block b holds positions b * blockDim.x * sum_child_items + r * blockDim.x + t, walked in
+/// rounds of walk_items (find_segments, call_item_round: a round inside one segment is one sum).
+template <class Segments, class ItemOp>
+struct group_sum_child {
+  Segments segments;
+  const std::uint32_t* d_scan;  ///< the group's exclusive scan of lengths, `count` entries
+  std::uint32_t first_segment;
+  std::uint32_t count;
+  std::uint32_t total;
+  ItemOp op;
+  __device__ void operator()(const launch_context& self) const {
+    const std::uint64_t base = 1ull * blockIdx.x * blockDim.x * sum_child_items + threadIdx.x;
+#pragma unroll 1
+    for (unsigned int round = 0; round < sum_child_items; round += walk_items) {
+      std::uint32_t k[walk_items], owner[walk_items], seg[walk_items], item[walk_items];
+      bool valid[walk_items];
+#pragma unroll
+      for (unsigned int r = 0; r < walk_items; ++r) {
+        const std::uint64_t k64 = base + 1ull * (round + r) * blockDim.x;
+        valid[r] = k64 < total;
+        k[r] = valid[r] ? static_cast<std::uint32_t>(k64) : total - 1;  // (a valid position: total >= 1)
+      }
+      if (!__any_sync(0xffffffffu, valid[0])) break;  // warp-uniform: the rest of the warp's rounds are past the end
+      find_segments(d_scan, count, k, owner);
+#pragma unroll
+      for (unsigned int r = 0; r < walk_items; ++r) {
+        seg[r] = first_segment + owner[r];
+        item[r] = segments.begin(seg[r]) + (k[r] - d_scan[owner[r]]);
+      }
+      if (self.tracing) {
+#pragma unroll
+        for (unsigned int r = 0; r < walk_items; ++r)
+          if (valid[r]) probe_single_step(self, sites::l2c_child_items);
+      }
+      call_item_round(op, 0xffffffffu, seg, item, valid);
+    }
+  }
+};
+
+/// The child of a group (warp_aggregated, block_aggregated): `total` (1 <= total < 2^32) items
+/// of the segments first_segment .. first_segment + count - 1, whose exclusive scan is d_scan.
+/// A segment_sum runs group_sum_child (sum_child_items per thread), any other item_op
+/// group_items_fn (an item per thread). Same contract as launch_items.
+template <class Segments, class ItemOp>
+__device__ launch_result launch_group_child(const launch_context& ctx, std::uint16_t site, std::uint32_t total,
+                                            unsigned int child_block_threads, stream_kind stream,
+                                            const Segments& s, const std::uint32_t* d_scan,
+                                            std::uint32_t first_segment, std::uint32_t count,
+                                            const ItemOp& item_op) {
+  if constexpr (is_segment_sum_v<ItemOp>) {
+    return launch_child(ctx, site, dim3(sum_child_blocks(total, child_block_threads)), dim3(child_block_threads),
+                        stream,
+                        group_sum_child<Segments, ItemOp>{s, d_scan, first_segment, count, total, item_op}, 0u,
+                        total);
+  } else {
+    return launch_items(ctx, site, total, child_block_threads, stream,
+                        group_items_fn<Segments, ItemOp>{s, d_scan, first_segment, count, item_op});
+  }
+}
+
+/// The child of one segment (child_per_thread, thresholded): `len` (>= 1) items of segment i
+/// from `begin`. A segment_sum runs segment_sum_child, any other item_op segment_items_fn. Same
+/// contract as launch_items.
+template <class ItemOp>
+__device__ launch_result launch_segment_child(const launch_context& ctx, std::uint16_t site, std::uint32_t i,
+                                              std::uint32_t begin, std::uint32_t len,
+                                              unsigned int child_block_threads, stream_kind stream,
+                                              const ItemOp& item_op) {
+  if constexpr (is_segment_sum_v<ItemOp>) {
+    return launch_child(ctx, site, dim3(sum_child_blocks(len, child_block_threads)), dim3(child_block_threads),
+                        stream, segment_sum_child<ItemOp>{i, begin, len, item_op}, 0u, len);
+  } else {
+    return launch_items(ctx, site, len, child_block_threads, stream, segment_items_fn<ItemOp>{i, begin, item_op});
+  }
+}
 
 }  // namespace loop_to_child
 }  // namespace cdpkit

@@ -4,7 +4,8 @@
 //
 // 1. thread i runs pre_op(i) and reads its segment;
 // 2. if len > threshold, it asks the launch layer for a child of ceil(len / child_block_threads)
-//    blocks whose thread k runs item_op(i, begin + k);
+//    blocks whose thread k runs item_op(i, begin + k) (a segment_sum's child: sum_child_items
+//    items per thread, summed in registers; launch_segment_child);
 // 3. if the segment is short, or the layer said no (budget, depth, launch error), the thread
 //    loops over the segment itself (counted as inline items of the site): no work is lost.
 // Threshold 0 launches for every non-empty segment: that is child_per_thread.
@@ -35,8 +36,8 @@ __device__ void thresholded_agent(const launch_context& ctx, const Segments& s, 
     load_segment(ctx, s, i, begin, len);
     bool launched = false;
     if (len > threshold) {
-      launched = static_cast<bool>(launch_items(ctx, site, len, child_block_threads, stream,
-                                                segment_items_fn<ItemOp>{i, begin, item_op}));
+      launched = static_cast<bool>(
+          launch_segment_child(ctx, site, i, begin, len, child_block_threads, stream, item_op));
       if (!launched) record_inline_items(ctx, site, 1ull * len);
     }
     if (!launched) {

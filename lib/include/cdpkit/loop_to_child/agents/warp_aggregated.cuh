@@ -56,9 +56,9 @@ __device__ void warp_aggregated_agent(const launch_context& ctx, const Segments&
     __syncwarp();
     if (lane == 0) {
       __threadfence();  // the lanes' pre_op and scan writes, before the child can read them
-      launched = static_cast<bool>(launch_items(
-          ctx, site, total, child_block_threads, stream,
-          group_items_fn<Segments, ItemOp>{s, d_scan + warp_first, warp_first, count, item_op}));
+      launched = static_cast<bool>(launch_group_child(ctx, site, static_cast<std::uint32_t>(total),
+                                                      child_block_threads, stream, s, d_scan + warp_first,
+                                                      warp_first, count, item_op));
       if (!launched) record_inline_items(ctx, site, total);
     }
     launched = __shfl_sync(full, launched, 0);
