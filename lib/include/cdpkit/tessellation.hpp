@@ -72,8 +72,9 @@ class device_curves {
 /// (the points' buffer grows as needed). Move-only RAII (defaulted moves).
 class tessellation_engine {
  public:
-  /// Allocates the counts and offsets (16 bytes per curve). Throws cdpkit::input_error when the
-  /// device has not enough free memory, cdpkit::cuda_error on allocation failure.
+  /// Allocates the counts, the offsets (12 bytes per curve) and the scan's storage, kept across
+  /// runs. Throws cdpkit::input_error when the device has not enough free memory,
+  /// cdpkit::cuda_error on allocation failure.
   explicit tessellation_engine(const device_curves& curves);
 
   /// Count every curve's points, scan the counts, then compute the points, and wait (under the
@@ -97,6 +98,8 @@ class tessellation_engine {
   const device_curves* curves_;
   detail::unique_device_ptr<unsigned long long[]> d_counts_;  ///< size() + 1: counts, then their scan
   detail::unique_device_ptr<std::uint32_t[]> d_offsets_;      ///< size() + 1
+  detail::unique_device_ptr<unsigned char[]> d_scan_temp_;    ///< CUB's scan storage, temp_bytes_
+  std::size_t temp_bytes_ = 0;
   detail::unique_device_ptr<vec2[]> d_points_;
   std::uint64_t capacity_ = 0;  ///< points d_points_ holds
   std::uint64_t points_ = 0;    ///< points of the last run

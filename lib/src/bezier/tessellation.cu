@@ -1,6 +1,6 @@
 // Bézier tessellation on the GPU (cdpkit/tessellation.hpp): the curves' point counts, their scan
-// (CUB, 64-bit, then narrowed once the total is known to fit), then every curve's points as a
-// loop-to-child segment.
+// (CUB, 64-bit, in place, in storage the engine keeps; then narrowed once the total is known to
+// fit), then every curve's points as a loop-to-child segment.
 
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/detail/enum_names.hpp>
@@ -83,6 +83,13 @@ tessellation_engine::tessellation_engine(const device_curves& curves) : curves_(
   require_device_memory(entries * 12 + 64, "tessellation_engine (" + std::to_string(curves.size()) + " curves)");
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counts_), sizeof(unsigned long long) * entries));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_offsets_), sizeof(std::uint32_t) * entries));
+  // the scan's temporary storage, kept: a run makes no allocation of its own but the points'
+  std::size_t temp_bytes = 0;
+  CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_counts_.get(), d_counts_.get(),
+                                                static_cast<std::int64_t>(entries)));
+  require_device_memory(temp_bytes + 64, "tessellation_engine's scan storage");
+  temp_bytes_ = std::max<std::size_t>(temp_bytes, 1);
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_scan_temp_), temp_bytes_));
 }
 
 tessellation_stats tessellation_engine::run(const tessellation_options& options, launch_runtime& runtime,
@@ -107,24 +114,20 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
     count_points_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(
         curves_->d_curves(), n, options.tolerance, options.cap, d_counts_.get());
     CDPKIT_CUDA_TRY(cudaGetLastError());
-    detail::device_buffer<unsigned long long> scan(entries, stream);
-    std::size_t temp_bytes = 0;
-    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_counts_.get(), scan.data(),
-                                                  static_cast<std::int64_t>(entries), stream));
-    detail::device_buffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1), stream);
-    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, d_counts_.get(), scan.data(),
+    std::size_t temp_bytes = temp_bytes_;  // in place (CUB scans in place when input and output are one)
+    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d_scan_temp_.get(), temp_bytes, d_counts_.get(), d_counts_.get(),
                                                   static_cast<std::int64_t>(entries), stream));
     unsigned long long h_total = 0;
-    CDPKIT_CUDA_TRY(cudaMemcpyAsync(&h_total, scan.data() + n, sizeof(h_total), cudaMemcpyDeviceToHost, stream));
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(&h_total, d_counts_.get() + n, sizeof(h_total), cudaMemcpyDeviceToHost, stream));
     CDPKIT_WAIT_STREAM(stream, runtime, "bezier::count and scan");
     total = h_total;
     if (total > max_tessellation_points)
       throw input_error("tessellation: " + std::to_string(total) + " points; at most 2^32 - 1 (raise the tolerance "
                         "or lower the cap)");
-    narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(scan.data(), n,
+    narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(d_counts_.get(), n,
                                                                                            d_offsets_.get());
     CDPKIT_CUDA_TRY(cudaGetLastError());
-  }  // (the scratch is freed stream-ordered, after the narrowing)
+  }
 
   // 2. the points' buffer, grown when needed
   if (total > capacity_) {
