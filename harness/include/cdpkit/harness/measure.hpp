@@ -78,11 +78,12 @@ inline constexpr double collection_short_ms = 10.0;
 /// be null; its options decide, `traced` is then ignored): the traced run when its options say
 /// trace; with metrics or the timeline, CUPTI's activity API held on
 /// (collector::hold_host_activity) and one untimed traced run first; with the timeline, one more
-/// traced run under PM sampling, whose trace is the measurement's (the samples and the child
-/// windows are of one run), moved onto CUPTI's clock by the offset measured in that run
+/// traced run under PM sampling (collection_reps of them for a short run: the time is their
+/// median, the rest is the last one's), whose trace is the measurement's (the samples and the
+/// child windows are of one run), moved onto CUPTI's clock by the offset measured in that run
 /// (launch_runtime::read_device_clock; timeline_profile::clock_offset_ns); with metrics, one
-/// more traced run inside a range named `name`, whose trace gives the CTA accounting. Every
-/// run's output is checked; each collection run's time is kept.
+/// more traced run (as many as the sampled) inside a range named `name`, whose trace gives the
+/// CTA accounting. Every run's output is checked; each collection's median time is kept.
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,
