@@ -4,7 +4,8 @@
 // The work: k host launches of a spin kernel (every thread waits `us` on %globaltimer; the blocks
 // count themselves), of one function or cycling through five, or each after a scratch buffer
 // allocated, zeroed, CUB-scanned and freed (the host calls the library's algorithms make), or each
-// after a read-back the host waits for (the tessellation's sizing), or each after a memset; or a one-block parent
+// after a read-back the host waits for (the tessellation's sizing), or each after a memset, or
+// each after the scratch row's allocations alone or its CUB scan alone; or a one-block parent
 // launching 64 one-warp spin children from the device. --case picks rows by name.
 // Each mode times the same work with CUDA events around it, `reps` times (median):
 //   plain           nothing on;
@@ -85,6 +86,11 @@ struct work_case {
   bool round_trip = false;
   /// Each host launch is preceded by a 1 MiB memset of a buffer allocated once (no allocation).
   bool memset = false;
+  /// The scratch row's parts apart: three stream-ordered allocations and their frees, no work
+  /// (allocs_only); or CUB's scan (its size query, then the scan) into storage allocated once
+  /// (cub_only).
+  bool allocs_only = false;
+  bool cub_only = false;
   /// Blocks one run executes.
   [[nodiscard]] std::uint64_t expected_blocks() const {
     return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
@@ -164,6 +170,10 @@ int main(int argc, char** argv) {
                                            false, true},
                                           {"10 launches x 10 us, each after a 1 MiB memset", 10, full, 10, 0, 1, false,
                                            false, true},
+                                          {"10 launches x 10 us, each after 3 stream-ordered allocations and frees", 10,
+                                           full, 10, 0, 1, false, false, false, true},
+                                          {"10 launches x 10 us, each after a CUB scan into kept storage", 10, full, 10,
+                                           0, 1, false, false, false, false, true},
                                           {"100 launches x 10 us", 100, full, 10, 0},
                                           {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
                                           {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
@@ -184,6 +194,19 @@ int main(int argc, char** argv) {
     cdpkit::detail::unique_device_ptr<unsigned char> owned_scratch;
     CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_scratch), scratch_bytes));
     unsigned char* const d_scratch = owned_scratch.get();
+    // the cub_only row's input, output and storage, allocated once (scratch_work's sizes)
+    constexpr std::size_t scan_words = std::size_t{1} << 18;
+    std::size_t scan_temp_bytes = 0;
+    cdpkit::detail::unique_device_ptr<std::uint32_t> owned_scan;
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_scan), 2 * scan_words * sizeof(std::uint32_t)));
+    std::uint32_t* const scan_in = owned_scan.get();
+    std::uint32_t* const scan_out = scan_in + scan_words;
+    CDPKIT_CUDA_TRY(cudaMemset(scan_in, 0, scan_words * sizeof(std::uint32_t)));
+    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_temp_bytes, scan_in, scan_out, scan_words));
+    scan_temp_bytes = std::max<std::size_t>(scan_temp_bytes, 1);
+    cdpkit::detail::unique_device_ptr<unsigned char> owned_scan_temp;
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_scan_temp), scan_temp_bytes));
+    unsigned char* const d_scan_temp = owned_scan_temp.get();
     const event_pair events;
     cudaEvent_t start = events.start, stop = events.stop;
 
@@ -217,6 +240,15 @@ int main(int argc, char** argv) {
           if (c.scratch) scratch_work(stream);
           if (c.memset)
             CDPKIT_CUDA_TRY(cudaMemsetAsync(d_scratch, 0, scratch_bytes, stream));
+          if (c.allocs_only) {
+            cdpkit::detail::device_buffer<std::uint32_t> a(scan_words, stream), b(scan_words, stream);
+            cdpkit::detail::device_buffer<unsigned char> t(scan_temp_bytes, stream);
+          }
+          if (c.cub_only) {
+            std::size_t temp_bytes = 0;
+            CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, scan_in, scan_out, scan_words, stream));
+            CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d_scan_temp, temp_bytes, scan_in, scan_out, scan_words, stream));
+          }
           if (c.round_trip) {
             unsigned long long seen = 0;
             CDPKIT_CUDA_TRY(cudaMemcpyAsync(&seen, d_blocks, sizeof seen, cudaMemcpyDeviceToHost, stream));
