@@ -18,8 +18,9 @@
 //       cdpkit::segment_sum<Term, Combine>{term, combine}, policy);
 //
 // term(i, j) is item j's value; the agents add the values a thread walks alone, or that a warp's
-// lanes hold for one segment, and call combine(i, partial) once per such group (combine adds
-// atomically: partials arrive in no set order). SpMV's rows are one (lib/src/spmv/spmv.cu).
+// lanes hold for one segment (a child grid's threads sum several items each first), and call
+// combine(i, partial) once per such group (combine adds atomically: partials arrive in no set
+// order). SpMV's rows are one (lib/src/spmv/spmv.cu).
 //
 // Layers (as CUB's): this header is the entry point and dispatches on the policy; the thin
 // __global__ wrappers are cdpkit/loop_to_child/kernels.cuh; the strategies themselves, one file

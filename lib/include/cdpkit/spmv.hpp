@@ -6,9 +6,9 @@
 //
 // Through for_each_segment, every nonzero is one item of a segment_sum (cdpkit/loop_to_child.cuh):
 // the term of (r, k) is values[k] * x[col[k]]; a thread that walks a row alone adds its terms in
-// a register and makes one atomic add into y[r]; in a child grid, a cooperative loop or the flat
-// grid, the lanes of a warp holding terms of one row add them by shuffles and one lane makes the
-// atomic add (the policies decide which thread or child grid does what; y starts at zero). So the
+// a register and makes one atomic add into y[r]; in a child grid (whose threads first add
+// eight terms each), a cooperative loop or the flat grid, the lanes of a warp holding terms of
+// one row add them by shuffles and one lane makes the atomic add (the policies decide which thread or child grid does what; y starts at zero). So the
 // sums' grouping, and with it the last bits of y, varies from policy to policy (and with the
 // launch layer's fallbacks, from run to run): results are checked against the double-precision
 // reference with spmv_mismatches' relative tolerance (cdpkit/sparse_matrix.hpp). bench/spmv_bench

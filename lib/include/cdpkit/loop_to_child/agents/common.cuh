@@ -29,8 +29,10 @@ struct segments_view {
 /// bins). Instead of a call per item, the agents add term(i, j) over the items of segment i that
 /// one thread walks, or that adjacent lanes of one warp hold at once, and hand each partial sum
 /// to combine(i, partial): once per segment where a thread walks it alone, once per run of a
-/// warp's lanes holding it in a child grid, a cooperative loop or the flat grid (a warp that
-/// meets the segment again in a later round of its loop makes another call). A segment's
+/// warp's lanes holding it in a cooperative loop or the flat grid (a warp that meets the
+/// segment again in a later round of its loop makes another call; a full warp whose whole round
+/// lies in one segment makes one), once per warp in a child grid of one segment (each thread
+/// sums sum_child_items terms first), once per run and round in a child grid of a group. A segment's
 /// partials reach combine in no set order and possibly from several threads at once, so combine
 /// must add them atomically (e.g. atomicAdd into an output zeroed before); an empty segment gets
 /// no call. Term: `__device__ T term(std::uint32_t i, std::uint32_t j) const` with T arithmetic;
