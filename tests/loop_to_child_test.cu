@@ -10,8 +10,10 @@
 #include <cdpkit/harness/segment_workload.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
+#include <cdpkit/wait.hpp>
 
 #include <thrust/device_vector.h>
+#include <thrust/fill.h>
 #include <thrust/host_vector.h>
 
 #include <algorithm>
@@ -466,6 +468,59 @@ TEST_CASE("segment_sum gives every segment's exact sum under every policy, one c
       CHECK(c <= 2 * nonempty + total / 16);
       if (policy.kind == cdpkit::loop_policy_kind::serial_loop) CHECK(c == nonempty);
     }
+  }
+}
+
+TEST_CASE("for_each_segment keeps its scratch in the runtime's workspace: a call of the same size allocates "
+          "nothing more, an asynchronous call takes its own, an abandoned workspace is replaced" * CDPKIT_GPU_CASE) {
+  // lengths 0..99 from a hash and a giant of 50,000: every policy needs scratch (the pick's
+  // histograms, the scans, the flat grid's lengths and CUB storage)
+  const std::uint32_t n = 30000;
+  std::vector<std::uint32_t> offsets(n + 1, 0);
+  std::vector<unsigned long long> expected(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t len = i == 12345 ? 50000u : (i * 2654435761u >> 9) % 100u;
+    offsets[i + 1] = offsets[i] + len;
+    for (std::uint32_t j = offsets[i]; j < offsets[i + 1]; ++j) expected[i] += (1ull * j * 2654435761u) >> 12;
+  }
+  thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
+                                   thrust::raw_pointer_cast(d_offsets.data()) + 1, n};
+  cdpkit::launch_runtime rt;
+  thrust::device_vector<unsigned long long> sums(n, 0);
+  thrust::device_vector<unsigned long long> calls(1, 0);
+  const cdpkit::segment_sum<hashed_term, counted_combine> op{
+      {}, {thrust::raw_pointer_cast(sums.data()), thrust::raw_pointer_cast(calls.data())}};
+  const auto exact = [&] {
+    const thrust::host_vector<unsigned long long> got = sums;
+    thrust::fill(sums.begin(), sums.end(), 0ull);
+    return std::equal(expected.begin(), expected.end(), got.begin());
+  };
+  for (const auto& policy : every_policy()) {
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
+    CAPTURE(policy.threshold.value_or(0xffffffffu));
+    (void)cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt);
+    CHECK(exact());
+    void* const first = rt.workspace(1);  // (no growth: the block holds at least a MiB)
+    REQUIRE(first != nullptr);
+    const auto r = cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt);
+    CHECK(exact());
+    CHECK(rt.workspace(1) == first);
+    if (policy.auto_threshold()) CHECK(r.threshold.has_value());  // (read from the workspace)
+
+    // the asynchronous call's scratch is its own: the workspace stays as it is
+    const auto pending = cdpkit::for_each_segment_async(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt,
+                                                        nullptr);
+    cdpkit::wait_for_stream(nullptr, "test", &rt, __FILE__, __LINE__);
+    CHECK(pending.result().kind == policy.kind);
+    CHECK(exact());
+    CHECK(rt.workspace(1) == first);
+
+    // abandoned (as after a missed deadline): the next call takes a new block and is exact
+    rt.abandon_workspace();
+    (void)cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt);
+    CHECK(exact());
+    CHECK(rt.workspace(1) != nullptr);
   }
 }
 

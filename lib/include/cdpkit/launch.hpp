@@ -131,6 +131,19 @@ class launch_runtime {
   /// every site that saw requests. One paragraph of text; never throws.
   [[nodiscard]] std::string diagnose() const noexcept;
 
+  /// At least `bytes` of device scratch (aligned for any type) that the runtime keeps for the
+  /// synchronous algorithm calls (e.g. for_each_segment), so that a call whose scratch fits makes
+  /// no allocation of its own (on the H200, stream-ordered scratch and the host calls around it
+  /// cost tens of µs per call inside a range the CUPTI collector measures). Grows when asked for
+  /// more (cudaFree then cudaMalloc: the device is synchronized). Valid until the next
+  /// workspace() or abandon_workspace() call or the runtime's end. Precondition: no work that
+  /// uses an earlier workspace() block is still running (a synchronous call waits for its work
+  /// before it returns). Throws cdpkit::cuda_error when the allocation fails.
+  [[nodiscard]] void* workspace(std::size_t bytes);
+  /// Give up the workspace without freeing it: for a call that could not wait for its work (the
+  /// watchdog's deadline passed), so that no later call reuses memory the work may still use.
+  void abandon_workspace() noexcept;
+
   [[nodiscard]] const launch_config& config() const noexcept { return config_; }
   /// The device's actual cudaLimitDevRuntimePendingLaunchCount.
   [[nodiscard]] int pending_launch_limit() const noexcept { return pending_launch_limit_; }

@@ -43,12 +43,19 @@ namespace loop_to_child::detail {
 /// for_each_segment_async with the destination of an automatic threshold given: when
 /// policy.auto_threshold(), the threshold is picked on the device into *d_picked (4 bytes of
 /// device memory that live until the work is done; required then) and the returned handle does
-/// not own it. With d_picked == nullptr, the handle owns a buffer of its own.
+/// not own it. With d_picked == nullptr, the handle owns a buffer of its own, or with
+/// `use_workspace` the threshold goes to the runtime's workspace.
+///
+/// The call's scratch (the threshold pick's histograms, the aggregated policies' scan, the flat
+/// grid's lengths, scan, total and CUB storage) is one block: with `use_workspace`, the
+/// runtime's (launch_runtime::workspace: the caller waits for the work before another call
+/// reuses it, and abandons the workspace if it cannot); otherwise a stream-ordered buffer of the
+/// call's own, freed after the work.
 template <class Segments, class PreOp, class ItemOp>
 segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pre_op,
                                               ItemOp item_op, const loop_policy& policy,
                                               launch_runtime& runtime, cudaStream_t stream,
-                                              std::uint32_t* d_picked) {
+                                              std::uint32_t* d_picked, bool use_workspace = false) {
   register_site_names();
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
   segment_result known;
@@ -64,31 +71,70 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
   ::cdpkit::detail::check_child_block_threads(policy.child_block_threads, "loop_policy::child_block_threads");
   const launch_context ctx = runtime.root_context();
   const auto grid = static_cast<unsigned int>((std::uint64_t{n} + block_threads - 1) / block_threads);
+  const bool aggregated = policy.kind == loop_policy_kind::warp_aggregated ||
+                          policy.kind == loop_policy_kind::block_aggregated;
+  const bool flat = policy.kind == loop_policy_kind::flat_balanced;
+
+  // The scratch, laid out as parts of one block (256-byte aligned).
+  std::size_t bytes = 0;
+  const auto part = [&bytes](std::size_t size) {
+    const std::size_t at = bytes;
+    bytes += (size + 255) / 256 * 256;
+    return at;
+  };
+  const std::size_t at_histograms = known.threshold_auto ? part(sizeof(length_histograms)) : 0;
+  const bool picked_in_scratch = known.threshold_auto && d_picked == nullptr && use_workspace;
+  const std::size_t at_picked = picked_in_scratch ? part(sizeof(std::uint32_t)) : 0;
+  const std::size_t at_scan = aggregated ? part(sizeof(std::uint32_t) * n)
+                              : flat     ? part(sizeof(std::uint32_t) * (std::size_t{n} + 1))
+                                         : 0;
+  const std::size_t at_lengths = flat ? part(sizeof(std::uint32_t) * (std::size_t{n} + 1)) : 0;
+  const std::size_t at_total = flat ? part(sizeof(unsigned long long)) : 0;
+  std::size_t temp_bytes = 0;
+  if (flat)
+    CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, static_cast<std::uint32_t*>(nullptr),
+                                                  static_cast<std::uint32_t*>(nullptr), n + 1, stream));
+  const std::size_t at_temp = flat ? part(temp_bytes) : 0;
+  ::cdpkit::detail::device_buffer<unsigned char> own;  // (freed stream-ordered, after the work)
+  unsigned char* scratch = nullptr;
+  if (bytes > 0) {
+    if (use_workspace) {
+      scratch = static_cast<unsigned char*>(runtime.workspace(bytes));
+    } else {
+      own = ::cdpkit::detail::device_buffer<unsigned char>(bytes, stream);
+      scratch = own.data();
+    }
+  }
+  const auto at = [scratch](std::size_t offset, auto* type) {
+    return reinterpret_cast<std::remove_pointer_t<decltype(type)>*>(scratch + offset);
+  };
 
   // The threshold: given, or picked on the device from the length distribution (no round trip).
   threshold_arg threshold{policy.threshold.value_or(0u), nullptr};
-  ::cdpkit::detail::device_buffer<length_histograms> histograms;
   ::cdpkit::detail::device_buffer<std::uint32_t> picked;
   if (known.threshold_auto) {
     CDPKIT_NVTX_SCOPE("loop_to_child::pick_threshold");
-    histograms = ::cdpkit::detail::device_buffer<length_histograms>(1, stream);
-    if (d_picked == nullptr) {
+    length_histograms* const histograms = at(at_histograms, static_cast<length_histograms*>(nullptr));
+    if (picked_in_scratch) {
+      d_picked = at(at_picked, static_cast<std::uint32_t*>(nullptr));
+    } else if (d_picked == nullptr) {
       picked = ::cdpkit::detail::device_buffer<std::uint32_t>(1, stream);
       d_picked = picked.data();
     }
-    CDPKIT_CUDA_TRY(cudaMemsetAsync(histograms.data(), 0, sizeof(length_histograms), stream));
-    length_histogram_kernel<<<grid, block_threads, 0, stream>>>(segments, histograms.data());
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(histograms, 0, sizeof(length_histograms), stream));
+    length_histogram_kernel<<<grid, block_threads, 0, stream>>>(segments, histograms);
     const int which = policy.kind == loop_policy_kind::warp_aggregated    ? 1
                       : policy.kind == loop_policy_kind::block_aggregated ? 2
                                                                           : 0;
     const auto max_launches = static_cast<std::uint32_t>(
         policy.cost_model.budget_share * static_cast<double>(runtime.pending_budget()));
     pick_threshold_kernel<<<1, 32, 0, stream>>>(
-        ctx, histograms.data(), which, policy.cost_model.serial_item_ns / policy.loop_lanes(),
+        ctx, histograms, which, policy.cost_model.serial_item_ns / policy.loop_lanes(),
         policy.cost_model.launch_ns[static_cast<int>(policy.stream)], max_launches, d_picked);
     threshold.d_picked = d_picked;
   }
 
+  std::uint32_t* const scan = at(at_scan, static_cast<std::uint32_t*>(nullptr));
   switch (policy.kind) {
     case loop_policy_kind::serial_loop:
       serial_loop_kernel<<<grid, block_threads, 0, stream>>>(ctx, segments, pre_op, item_op);
@@ -104,41 +150,29 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
                                                              policy.child_block_threads);
       break;
     }
-    case loop_policy_kind::warp_aggregated: {
-      ::cdpkit::detail::device_buffer<std::uint32_t> scan(n, stream);
+    case loop_policy_kind::warp_aggregated:
       warp_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
-          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
-          policy.child_block_threads,
+          ctx, segments, pre_op, item_op, threshold, policy.stream, scan, policy.child_block_threads,
           policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_warp_aggregated)));
-      break;  // the scan is freed stream-ordered, after the kernel and all its children
-    }
-    case loop_policy_kind::block_aggregated: {
-      ::cdpkit::detail::device_buffer<std::uint32_t> scan(n, stream);
+      break;
+    case loop_policy_kind::block_aggregated:
       block_aggregated_kernel<<<grid, block_threads, 0, stream>>>(
-          ctx, segments, pre_op, item_op, threshold, policy.stream, scan.data(),
-          policy.child_block_threads,
+          ctx, segments, pre_op, item_op, threshold, policy.stream, scan, policy.child_block_threads,
           policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_block_aggregated)));
       break;
-    }
     case loop_policy_kind::flat_balanced: {
-      ::cdpkit::detail::device_buffer<std::uint32_t> lengths(std::size_t{n} + 1, stream);
-      ::cdpkit::detail::device_buffer<std::uint32_t> scan(std::size_t{n} + 1, stream);
-      ::cdpkit::detail::device_buffer<unsigned long long> total(1, stream);
+      std::uint32_t* const lengths = at(at_lengths, static_cast<std::uint32_t*>(nullptr));
+      unsigned long long* const total = at(at_total, static_cast<unsigned long long*>(nullptr));
       {
         CDPKIT_NVTX_SCOPE("flat_balanced::prepare");
-        CDPKIT_CUDA_TRY(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
+        CDPKIT_CUDA_TRY(cudaMemsetAsync(total, 0, sizeof(unsigned long long), stream));
         const auto grid1 = static_cast<unsigned int>((std::uint64_t{n} + block_threads) / block_threads);
-        flat_prepare_kernel<<<grid1, block_threads, 0, stream>>>(ctx, segments, pre_op,
-                                                                 lengths.data(), total.data());
+        flat_prepare_kernel<<<grid1, block_threads, 0, stream>>>(ctx, segments, pre_op, lengths, total);
       }
       {
         CDPKIT_NVTX_SCOPE("flat_balanced::scan");
-        std::size_t temp_bytes = 0;
-        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, lengths.data(),
-                                                      scan.data(), n + 1, stream));
-        ::cdpkit::detail::device_buffer<unsigned char> temp(temp_bytes, stream);
-        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, lengths.data(),
-                                                      scan.data(), n + 1, stream));
+        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(at(at_temp, static_cast<unsigned char*>(nullptr)), temp_bytes,
+                                                      lengths, scan, n + 1, stream));
       }
       {
         CDPKIT_NVTX_SCOPE("flat_balanced::items");
@@ -146,8 +180,7 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
         CDPKIT_CUDA_TRY(cudaGetDevice(&device));
         CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         const unsigned int items_grid = static_cast<unsigned int>(sms) * 8u;  // 2048 thr/SM
-        flat_items_kernel<<<items_grid, block_threads, 0, stream>>>(ctx, segments, scan.data(),
-                                                                     total.data(), item_op);
+        flat_items_kernel<<<items_grid, block_threads, 0, stream>>>(ctx, segments, scan, total, item_op);
       }
       break;
     }
@@ -179,19 +212,30 @@ segment_async_result for_each_segment_async(const Segments& segments, PreOp pre_
                                                          runtime, stream, nullptr);
 }
 
-/// for_each_segment: as for_each_segment_async, then waits for `stream` under the watchdog
-/// (cdpkit/wait.hpp) and throws cdpkit::cuda_error if the device flagged an error (e.g. a segment
-/// with end < start) or did not finish within the deadline. Returns what the run did: the
-/// policy and the threshold it used (an automatic one is read back: a 4-byte copy), traced or not.
+/// for_each_segment: as for_each_segment_async, with its scratch in the runtime's workspace
+/// (launch_runtime::workspace: no allocation once it is large enough), then waits for `stream`
+/// under the watchdog (cdpkit/wait.hpp) and throws cdpkit::cuda_error if the device flagged an
+/// error (e.g. a segment with end < start) or did not finish within the deadline. Returns what
+/// the run did: the policy and the threshold it used (an automatic one is read back: a 4-byte
+/// copy), traced or not.
 template <class Segments, class PreOp, class ItemOp>
 segment_result for_each_segment(const Segments& segments, PreOp pre_op, ItemOp item_op,
                                 const loop_policy& policy,
                                 launch_runtime& runtime = default_runtime(),
                                 cudaStream_t stream = nullptr) {
   CDPKIT_NVTX_SCOPE("loop_to_child::for_each_segment");
-  const segment_async_result pending =
-      for_each_segment_async(segments, pre_op, item_op, policy, runtime, stream);
-  CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment");
+  // The scratch is the runtime's workspace: this call waits for its work before it returns, so
+  // the next call may reuse it; if the work may still run (a failed enqueue, the watchdog's
+  // deadline), the workspace is abandoned instead.
+  segment_async_result pending;
+  try {
+    pending = loop_to_child::detail::enqueue_for_each_segment(segments, pre_op, item_op, policy, runtime, stream,
+                                                              nullptr, /*use_workspace=*/true);
+    CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment");
+  } catch (...) {
+    runtime.abandon_workspace();
+    throw;
+  }
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);
   return pending.result();
 }

@@ -182,6 +182,9 @@ struct runtime_storage {
   unique_device_ptr<trace_totals> d_totals;
   unique_device_ptr<launch_record[]> d_records;
   limit_lease limit;
+  // The synchronous algorithm calls' scratch (launch_runtime::workspace): grows, never shrinks.
+  unique_device_ptr<unsigned char[]> workspace;
+  std::size_t workspace_bytes = 0;
 };
 
 }  // namespace detail
@@ -306,6 +309,27 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   CDPKIT_CUDA_TRY(cudaMemset(st.d_slots.get(), 0, sizeof(std::uint32_t) * slots));
   storage_ = std::move(storage);
   reset_trace();
+}
+
+void* launch_runtime::workspace(std::size_t bytes) {
+  detail::runtime_storage& st = *storage_;
+  if (bytes > st.workspace_bytes) {
+    // Rare (the sizes follow the inputs): a whole MiB more than asked, so that slightly larger
+    // inputs do not grow it again. cudaFree waits for the device; nothing uses the old block.
+    constexpr std::size_t mib = std::size_t{1} << 20;
+    const std::size_t grown = (bytes / mib + 1) * mib;
+    st.workspace.reset();
+    st.workspace_bytes = 0;
+    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.workspace), grown));
+    st.workspace_bytes = grown;
+  }
+  return st.workspace.get();
+}
+
+void launch_runtime::abandon_workspace() noexcept {
+  detail::runtime_storage& st = *storage_;
+  (void)st.workspace.release();  // (never freed: work that may still use it did not finish)
+  st.workspace_bytes = 0;
 }
 
 launch_runtime::~launch_runtime() = default;
