@@ -471,57 +471,85 @@ TEST_CASE("segment_sum gives every segment's exact sum under every policy, one c
   }
 }
 
-TEST_CASE("for_each_segment keeps its scratch in the runtime's workspace: a call of the same size allocates "
-          "nothing more, an asynchronous call takes its own, an abandoned workspace is replaced" * CDPKIT_GPU_CASE) {
-  // lengths 0..99 from a hash and a giant of 50,000: every policy needs scratch (the pick's
-  // histograms, the scans, the flat grid's lengths and CUB storage)
-  const std::uint32_t n = 30000;
-  std::vector<std::uint32_t> offsets(n + 1, 0);
-  std::vector<unsigned long long> expected(n, 0);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t len = i == 12345 ? 50000u : (i * 2654435761u >> 9) % 100u;
-    offsets[i + 1] = offsets[i] + len;
-    for (std::uint32_t j = offsets[i]; j < offsets[i + 1]; ++j) expected[i] += (1ull * j * 2654435761u) >> 12;
-  }
+TEST_CASE("for_each_segment keeps its scratch in the runtime's workspace: a call that fits leaves it as it is, a "
+          "larger one grows it, an asynchronous call takes its own, an abandoned workspace is replaced" *
+          CDPKIT_GPU_CASE) {
+  // lengths 0..99 from a hash and a giant of 50,000: every policy but serial_loop and the
+  // thresholds given needs scratch (the pick's histograms and result, the scans, the flat grid's
+  // lengths, total and CUB storage); `big` segments of the same law need more than a MiB
+  const auto make = [](std::uint32_t n, std::vector<std::uint32_t>& offsets, std::vector<unsigned long long>& expected) {
+    offsets.assign(n + 1, 0);
+    expected.assign(n, 0);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t len = i == 12345 ? 50000u : (i * 2654435761u >> 9) % 100u;
+      offsets[i + 1] = offsets[i] + len;
+      for (std::uint32_t j = offsets[i]; j < offsets[i + 1]; ++j) expected[i] += (1ull * j * 2654435761u) >> 12;
+    }
+  };
+  const std::uint32_t n = 30000, big = 400000;  // flat_balanced on `big`: about 3.2 MB of scratch
+  std::vector<std::uint32_t> offsets, big_offsets;
+  std::vector<unsigned long long> expected, big_expected;
+  make(n, offsets, expected);
+  make(big, big_offsets, big_expected);
   thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
+  thrust::device_vector<std::uint32_t> d_big(big_offsets.begin(), big_offsets.end());
   const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
                                    thrust::raw_pointer_cast(d_offsets.data()) + 1, n};
+  const cdpkit::segments_view big_segs{thrust::raw_pointer_cast(d_big.data()), thrust::raw_pointer_cast(d_big.data()) + 1,
+                                       big};
   cdpkit::launch_runtime rt;
-  thrust::device_vector<unsigned long long> sums(n, 0);
+  CHECK(rt.workspace_bytes() == 0u);
+  thrust::device_vector<unsigned long long> sums(big, 0);
   thrust::device_vector<unsigned long long> calls(1, 0);
   const cdpkit::segment_sum<hashed_term, counted_combine> op{
       {}, {thrust::raw_pointer_cast(sums.data()), thrust::raw_pointer_cast(calls.data())}};
-  const auto exact = [&] {
+  const auto exact = [&](const std::vector<unsigned long long>& want) {
     const thrust::host_vector<unsigned long long> got = sums;
     thrust::fill(sums.begin(), sums.end(), 0ull);
-    return std::equal(expected.begin(), expected.end(), got.begin());
+    return std::equal(want.begin(), want.end(), got.begin());
+  };
+  const auto run = [&](const cdpkit::segments_view& s, const cdpkit::loop_policy& p) {
+    return cdpkit::for_each_segment(s, cdpkit::loop_to_child::no_pre_op{}, op, p, rt);
   };
   for (const auto& policy : every_policy()) {
     CAPTURE(std::string(cdpkit::to_string(policy.kind)));
     CAPTURE(policy.threshold.value_or(0xffffffffu));
-    (void)cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt);
-    CHECK(exact());
-    void* const first = rt.workspace(1);  // (no growth: the block holds at least a MiB)
+    (void)run(segs, policy);
+    CHECK(exact(expected));
+    void* const first = rt.workspace(1);  // (no growth: it holds at least what the call took)
+    const std::size_t size = rt.workspace_bytes();
     REQUIRE(first != nullptr);
-    const auto r = cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt);
-    CHECK(exact());
+    CHECK(size >= (std::size_t{1} << 20));
+    const auto r = run(segs, policy);
+    CHECK(exact(expected));
     CHECK(rt.workspace(1) == first);
-    if (policy.auto_threshold()) CHECK(r.threshold.has_value());  // (read from the workspace)
+    CHECK(rt.workspace_bytes() == size);
 
-    // the asynchronous call's scratch is its own: the workspace stays as it is
+    // the asynchronous call's scratch is its own: the workspace stays as it is; the same input
+    // picks the same threshold (the synchronous call's was read from the workspace)
     const auto pending = cdpkit::for_each_segment_async(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt,
                                                         nullptr);
     cdpkit::wait_for_stream(nullptr, "test", &rt, __FILE__, __LINE__);
-    CHECK(pending.result().kind == policy.kind);
-    CHECK(exact());
+    const auto a = pending.result();
+    CHECK(a.kind == policy.kind);
+    CHECK(a.threshold == r.threshold);
+    CHECK(exact(expected));
     CHECK(rt.workspace(1) == first);
+    CHECK(rt.workspace_bytes() == size);
 
-    // abandoned (as after a missed deadline): the next call takes a new block and is exact
+    // abandoned (as after a missed deadline): never freed, so the next call's block is another
     rt.abandon_workspace();
-    (void)cdpkit::for_each_segment(segs, cdpkit::loop_to_child::no_pre_op{}, op, policy, rt);
-    CHECK(exact());
-    CHECK(rt.workspace(1) != nullptr);
+    CHECK(rt.workspace_bytes() == 0u);
+    (void)run(segs, policy);
+    CHECK(exact(expected));
+    CHECK(rt.workspace(1) != first);
   }
+  // a call that needs more than the workspace holds grows it, and stays exact
+  const std::size_t before = rt.workspace_bytes();
+  (void)run(big_segs, cdpkit::loop_policy::flat_balanced());
+  CHECK(exact(big_expected));
+  CHECK(rt.workspace_bytes() > before);
+  CHECK(rt.workspace_bytes() >= std::size_t{2} * big * sizeof(std::uint32_t));
 }
 
 namespace {

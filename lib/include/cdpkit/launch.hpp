@@ -134,14 +134,20 @@ class launch_runtime {
   /// At least `bytes` of device scratch (aligned for any type) that the runtime keeps for the
   /// synchronous algorithm calls (e.g. for_each_segment), so that a call whose scratch fits makes
   /// no allocation of its own (on the H200, stream-ordered scratch and the host calls around it
-  /// cost tens of µs per call inside a range the CUPTI collector measures). Grows when asked for
-  /// more (cudaFree then cudaMalloc: the device is synchronized). Valid until the next
-  /// workspace() or abandon_workspace() call or the runtime's end. Precondition: no work that
-  /// uses an earlier workspace() block is still running (a synchronous call waits for its work
-  /// before it returns). Throws cdpkit::cuda_error when the allocation fails.
+  /// cost tens of µs per call inside a range the CUPTI collector measures). Every synchronous
+  /// algorithm call on this runtime may overwrite, grow or abandon it: keep no data in it across
+  /// calls. Grows when asked for more (the device waited for under the watchdog, the old block
+  /// freed, a new one allocated); never shrinks. Valid until the next workspace() or
+  /// abandon_workspace() call or the runtime's end. Precondition: no work that uses an earlier
+  /// workspace() block is still running (a synchronous call waits for its work before it
+  /// returns). Throws cdpkit::input_error when the device has not that much free memory,
+  /// cdpkit::cuda_error when the wait or the allocation fails.
   [[nodiscard]] void* workspace(std::size_t bytes);
-  /// Give up the workspace without freeing it: for a call that could not wait for its work (the
-  /// watchdog's deadline passed), so that no later call reuses memory the work may still use.
+  /// The workspace's size in bytes (0 before the first workspace() call and after
+  /// abandon_workspace()).
+  [[nodiscard]] std::size_t workspace_bytes() const noexcept;
+  /// Give up the workspace without freeing it: for a call that could not see its work finish (a
+  /// missed deadline), so that no later call reuses memory the work may still use.
   void abandon_workspace() noexcept;
 
   [[nodiscard]] const launch_config& config() const noexcept { return config_; }

@@ -50,7 +50,7 @@ namespace loop_to_child::detail {
 /// grid's lengths, scan, total and CUB storage) is one block: with `use_workspace`, the
 /// runtime's (launch_runtime::workspace: the caller waits for the work before another call
 /// reuses it, and abandons the workspace if it cannot); otherwise a stream-ordered buffer of the
-/// call's own, freed after the work.
+/// call's own, freed after the work (and the picked threshold's 4 bytes, which the handle owns).
 template <class Segments, class PreOp, class ItemOp>
 segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pre_op,
                                               ItemOp item_op, const loop_policy& policy,
@@ -225,15 +225,25 @@ segment_result for_each_segment(const Segments& segments, PreOp pre_op, ItemOp i
                                 cudaStream_t stream = nullptr) {
   CDPKIT_NVTX_SCOPE("loop_to_child::for_each_segment");
   // The scratch is the runtime's workspace: this call waits for its work before it returns, so
-  // the next call may reuse it; if the work may still run (a failed enqueue, the watchdog's
-  // deadline), the workspace is abandoned instead.
+  // the next call may reuse it. After an error the work may still run: the workspace is kept
+  // only where the work is seen to finish, and abandoned otherwise (e.g. after a missed deadline).
   segment_async_result pending;
   try {
     pending = loop_to_child::detail::enqueue_for_each_segment(segments, pre_op, item_op, policy, runtime, stream,
                                                               nullptr, /*use_workspace=*/true);
     CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment");
+  } catch (const input_error&) {
+    throw;  // refused before anything was enqueued: the workspace is as it was
   } catch (...) {
-    runtime.abandon_workspace();
+    bool finished = false;
+    if (!device_unresponsive()) {
+      try {
+        CDPKIT_WAIT_STREAM(stream, runtime, "loop_to_child::for_each_segment (after an error)");
+        finished = true;
+      } catch (...) {  // (the first error is the one to report)
+      }
+    }
+    if (!finished) runtime.abandon_workspace();
     throw;
   }
   CDPKIT_CHECK_DEVICE_ERRORS(runtime);

@@ -159,7 +159,8 @@ class segment_async_result {
   segment_async_result() = default;
   /// For for_each_segment_async: `known` holds the policy's part of the result; `d_threshold`
   /// (may be null) is where the device writes the picked threshold, owned by `picked` or, when
-  /// `picked` is empty, by the caller.
+  /// `picked` is empty, by someone else (the caller; for the synchronous for_each_segment, the
+  /// runtime's workspace, read before the call returns).
   segment_async_result(segment_result known, const std::uint32_t* d_threshold,
                        detail::device_buffer<std::uint32_t> picked = {}) noexcept
       : known_(known), d_threshold_(d_threshold), picked_(std::move(picked)) {}

@@ -6,6 +6,7 @@
 #include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
+#include <cdpkit/memory.hpp>
 #include <cdpkit/wait.hpp>
 
 #include <cuda_runtime.h>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <chrono>
@@ -315,16 +317,25 @@ void* launch_runtime::workspace(std::size_t bytes) {
   detail::runtime_storage& st = *storage_;
   if (bytes > st.workspace_bytes) {
     // Rare (the sizes follow the inputs): a whole MiB more than asked, so that slightly larger
-    // inputs do not grow it again. cudaFree waits for the device; nothing uses the old block.
+    // inputs do not grow it again. cudaFree synchronizes the device: a watched wait goes first
+    // (every host wait has a deadline), and a device that did not answer keeps the old block.
     constexpr std::size_t mib = std::size_t{1} << 20;
+    if (bytes > std::numeric_limits<std::size_t>::max() - mib)
+      throw input_error("launch_runtime::workspace: " + std::to_string(bytes) + " bytes asked for");
     const std::size_t grown = (bytes / mib + 1) * mib;
-    st.workspace.reset();
-    st.workspace_bytes = 0;
+    if (st.workspace) {
+      wait_for_device("launch_runtime::workspace (growing)", this, __FILE__, __LINE__);
+      st.workspace.reset();
+      st.workspace_bytes = 0;
+    }
+    require_device_memory(grown, "launch_runtime::workspace (" + std::to_string(grown) + " bytes)");
     CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.workspace), grown));
     st.workspace_bytes = grown;
   }
   return st.workspace.get();
 }
+
+std::size_t launch_runtime::workspace_bytes() const noexcept { return storage_->workspace_bytes; }
 
 void launch_runtime::abandon_workspace() noexcept {
   detail::runtime_storage& st = *storage_;
