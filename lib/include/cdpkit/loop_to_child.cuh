@@ -40,6 +40,12 @@ namespace cdpkit {
 
 namespace loop_to_child::detail {
 
+/// The part of a scratch block at `offset` bytes from `base`, as a T array.
+template <class T>
+T* scratch_part(unsigned char* base, std::size_t offset) {
+  return reinterpret_cast<T*>(base + offset);
+}
+
 /// for_each_segment_async with the destination of an automatic threshold given: when
 /// policy.auto_threshold(), the threshold is picked on the device into *d_picked (4 bytes of
 /// device memory that live until the work is done; required then) and the returned handle does
@@ -105,18 +111,15 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
       scratch = own.data();
     }
   }
-  const auto at = [scratch](std::size_t offset, auto* type) {
-    return reinterpret_cast<std::remove_pointer_t<decltype(type)>*>(scratch + offset);
-  };
 
   // The threshold: given, or picked on the device from the length distribution (no round trip).
   threshold_arg threshold{policy.threshold.value_or(0u), nullptr};
   ::cdpkit::detail::device_buffer<std::uint32_t> picked;
   if (known.threshold_auto) {
     CDPKIT_NVTX_SCOPE("loop_to_child::pick_threshold");
-    length_histograms* const histograms = at(at_histograms, static_cast<length_histograms*>(nullptr));
+    length_histograms* const histograms = scratch_part<length_histograms>(scratch, at_histograms);
     if (picked_in_scratch) {
-      d_picked = at(at_picked, static_cast<std::uint32_t*>(nullptr));
+      d_picked = scratch_part<std::uint32_t>(scratch, at_picked);
     } else if (d_picked == nullptr) {
       picked = ::cdpkit::detail::device_buffer<std::uint32_t>(1, stream);
       d_picked = picked.data();
@@ -134,7 +137,7 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
     threshold.d_picked = d_picked;
   }
 
-  std::uint32_t* const scan = at(at_scan, static_cast<std::uint32_t*>(nullptr));
+  std::uint32_t* const scan = scratch_part<std::uint32_t>(scratch, at_scan);
   switch (policy.kind) {
     case loop_policy_kind::serial_loop:
       serial_loop_kernel<<<grid, block_threads, 0, stream>>>(ctx, segments, pre_op, item_op);
@@ -161,8 +164,8 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
           policy.launch_site.value_or(static_cast<std::uint16_t>(sites::l2c_block_aggregated)));
       break;
     case loop_policy_kind::flat_balanced: {
-      std::uint32_t* const lengths = at(at_lengths, static_cast<std::uint32_t*>(nullptr));
-      unsigned long long* const total = at(at_total, static_cast<unsigned long long*>(nullptr));
+      std::uint32_t* const lengths = scratch_part<std::uint32_t>(scratch, at_lengths);
+      unsigned long long* const total = scratch_part<unsigned long long>(scratch, at_total);
       {
         CDPKIT_NVTX_SCOPE("flat_balanced::prepare");
         CDPKIT_CUDA_TRY(cudaMemsetAsync(total, 0, sizeof(unsigned long long), stream));
@@ -171,7 +174,7 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
       }
       {
         CDPKIT_NVTX_SCOPE("flat_balanced::scan");
-        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(at(at_temp, static_cast<unsigned char*>(nullptr)), temp_bytes,
+        CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch_part<unsigned char>(scratch, at_temp), temp_bytes,
                                                       lengths, scan, n + 1, stream));
       }
       {

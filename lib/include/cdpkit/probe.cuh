@@ -175,9 +175,7 @@ class warp_probe {
   /// This site's stripe of the probe counters for the calling thread's SM (striped so that a
   /// kernel's warps do not all add into one address; the host sums the stripes).
   __device__ probe_counters* counters() const {
-    unsigned int sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    return &state_->probes[site_ * probe_stripes + sm % probe_stripes];
+    return &state_->probes[site_ * probe_stripes + detail::sm_id() % probe_stripes];
   }
 
   /// `count` leader steps with `active` lanes each, into this lane's run (flushed when the number
@@ -223,10 +221,8 @@ __device__ inline void probe_single_step(const launch_context& ctx, std::uint16_
     return;
   }
   const unsigned int mask = __activemask();
-  unsigned int sm;
   if (detail::lane_id() != static_cast<unsigned int>(__ffs(mask) - 1)) return;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  const unsigned int stripe = sm % single_step_stripes;
+  const unsigned int stripe = detail::sm_id() % single_step_stripes;
   atomicAdd(&ctx.state->single_steps[(site * single_step_stripes + stripe) * trace_limits::lane_buckets +
                                      static_cast<unsigned int>(__popc(mask))],
             1ull);
