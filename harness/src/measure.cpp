@@ -139,20 +139,22 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     if (check) m.mismatches += check();
     return snapshot;
   };
+  // Runs of each collection (baseline, traced, sampled, measured): several for a short run, whose
+  // single time moves up to 4x on the H200 (their median is the time); one for runs of
+  // collection_short_ms and more (the submission is lost in them).
+  const int collection_runs = m.time.median_ms < collection_short_ms ? collection_reps : 1;
   if (traced) {
     // The collections' yardstick: untraced runs made as the collection runs are. Against the timed
     // median (whose runs overlap the next run's submission with the GPU's work) a run of a fraction
     // of a millisecond would count its own submission as collection overhead.
-    // Runs of collection_short_ms and more are made once each (the submission is lost in them).
     // A baseline run is a traced run with the trace off: the same reset before it and the same
     // snapshot after it (both outside its events), so that the two differ only in what the trace
     // does on the device. (Without them, cuSPARSE's SpMV, which the trace does not touch, read
     // 1.27x "traced" on the H200.)
     // The two alternate (baseline, traced, baseline, ...), so that a drift of the GPU's clocks
     // over the runs weighs on both alike.
-    const int n = m.time.median_ms < collection_short_ms ? collection_reps : 1;
     std::vector<double> baseline, traced_ms;
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < collection_runs; ++r) {
       runtime.reset_trace();
       baseline.push_back(collection_protocol_run("measure: baseline run", {}));
       (void)runtime.snapshot();
@@ -174,68 +176,69 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     double ms = 0;
     (void)traced_run("measure: warm-up run (CUPTI)", ms, {});
   }
-  // As many sampled and measured runs as traced ones (a sub-millisecond run's single time moved
-  // up to 4x on the H200): their medians are the times, the last run's samples and counters the
-  // data.
-  const int cupti_runs = m.time.median_ms < collection_short_ms ? collection_reps : 1;
-  if (cupti != nullptr && cupti->timeline_enabled()) {
-    double ms = 0;
+  // The runs of one CUPTI collection (sampled or measured), each inside `measured`: the median of
+  // their times, and in `snapshot` the last one's trace; unset when `collected()` says CUPTI did
+  // not collect (after one run: once is enough).
+  const auto cupti_runs = [&](const char* what, const std::function<void(const std::function<void()>&)>& measured,
+                              const std::function<bool()>& collected,
+                              trace_snapshot& snapshot) -> std::optional<double> {
     std::vector<double> times;
-    std::optional<trace_snapshot> snapshot;
+    for (int r = 0; r < collection_runs; ++r) {
+      double ms = 0;
+      snapshot = traced_run(what, ms, measured);
+      if (!collected()) return std::nullopt;
+      times.push_back(ms);
+    }
+    return median(times);
+  };
+  if (cupti != nullptr && cupti->timeline_enabled()) {
+    trace_snapshot snapshot;
     std::optional<schema::timeline_profile> timeline;
     profiling::host_activity_log host;
     std::uint64_t device_ns = 0;
-    for (int r = 0; r < cupti_runs; ++r) {
-      host = {};
-      snapshot = traced_run("measure: sampled run", ms, [&](const std::function<void()>& run) {
-        timeline = cupti->sample(
-            [&] {
-              device_ns = runtime.read_device_clock(stream);  // the two clocks, side by side
-              run();
-            },
-            &host);
-      });
-      if (!timeline) break;  // CUPTI said no: once is enough
-      times.push_back(ms);
-    }
-    if (timeline) {
-      ms = median(times);
-      timeline->ms = ms;
+    const auto ms = cupti_runs(
+        "measure: sampled run",
+        [&](const std::function<void()>& run) {
+          host = {};
+          timeline = cupti->sample(
+              [&] {
+                device_ns = runtime.read_device_clock(stream);  // the two clocks, side by side
+                run();
+              },
+              &host);
+        },
+        [&] { return timeline.has_value(); }, snapshot);
+    if (ms) {
+      timeline->ms = *ms;
       timeline->clock_offset_ns = clock_offset(device_ns, host);
-      if (timeline->clock_offset_ns) shift_trace(*snapshot, *timeline->clock_offset_ns);
+      if (timeline->clock_offset_ns) shift_trace(snapshot, *timeline->clock_offset_ns);
       m.collected.timeline = std::move(timeline);
-      m.collected.times.timeline_ms = ms;
+      m.collected.times.timeline_ms = *ms;
       m.trace = std::move(snapshot);  // the trace whose child windows the samples cover
       m.collected.host = std::move(host);  // timed kernels, on the samples' clock
     }
   }
   if (cupti != nullptr && cupti->metrics_enabled()) {
-    double ms = 0;
-    std::vector<double> times;
-    std::optional<profiling::measured_range> range;
     trace_snapshot snapshot;
-    for (int r = 0; r < cupti_runs; ++r) {
-      snapshot = traced_run("measure: measured run", ms, [&](const std::function<void()>& run) {
-        range = cupti->measure(name.empty() ? "run" : name, run);
-      });
-      if (!range) break;  // CUPTI said no: once is enough
-      times.push_back(ms);
-    }
-    if (range) {
-      ms = median(times);
+    std::optional<profiling::measured_range> range;
+    const auto ms = cupti_runs(
+        "measure: measured run",
+        [&](const std::function<void()>& run) { range = cupti->measure(name.empty() ? "run" : name, run); },
+        [&] { return range.has_value(); }, snapshot);
+    if (ms) {
       profiling::child_counts children;
       for (const auto& s : snapshot.sites) {
         children.grids += s.outcomes[static_cast<int>(launch_outcome::launched)];
         children.blocks += s.child_blocks;
         children.threads += s.child_threads;
       }
-      range->hardware.ms = ms;
+      range->hardware.ms = *ms;
       range->hardware.accounting = profiling::account(range->hardware, range->host, children);
       m.collected.hardware = std::move(range->hardware);
       // the document's host activity: the sampled run's (timed) when there is one; CUPTI does not
       // time the kernels its range profiler measures
       if (!m.collected.host) m.collected.host = std::move(range->host);
-      m.collected.times.metrics_ms = ms;
+      m.collected.times.metrics_ms = *ms;
     }
   }
   if (m.trace) m.summary = profiling::summarize(*m.trace);
