@@ -77,20 +77,24 @@ struct work_case {
   double us;           ///< each thread's wait
   int children;        ///< > 0: the parent launches this many children from the device
   int kernels = 1;     ///< distinct functions the host launches cycle through (1 or 5)
-  /// Each host launch comes with what the library's algorithms do around theirs: a stream-ordered
-  /// scratch of 2^18 words allocated, zeroed, scanned by CUB (its temporary storage allocated too)
-  /// and freed — host API calls inside the timed window, where CUPTI's callbacks may cost.
-  bool scratch = false;
-  /// Each host launch is preceded by a round trip, as the tessellation's sizing is: an 8-byte
-  /// device-to-host copy and a wait for the stream (the host then submits the launch on an idle GPU).
-  bool round_trip = false;
-  /// Each host launch is preceded by a 1 MiB memset of a buffer allocated once (no allocation).
-  bool memset = false;
-  /// The scratch row's parts apart: three stream-ordered allocations and their frees, no work
-  /// (allocs_only); or CUB's scan (its size query, then the scan) into storage allocated once
-  /// (cub_only).
-  bool allocs_only = false;
-  bool cub_only = false;
+  /// What goes before each host launch, inside the timed window (host API calls where CUPTI's
+  /// callbacks may cost):
+  enum class before {
+    nothing,
+    /// what the library's algorithms do around theirs: a stream-ordered scratch of 2^18 words
+    /// allocated, zeroed, scanned by CUB (its temporary storage allocated too) and freed;
+    scratch,
+    /// a round trip, as the tessellation's sizing is: an 8-byte device-to-host copy and a wait
+    /// for the stream (the host then submits the launch on an idle GPU);
+    round_trip,
+    /// a 1 MiB memset of a buffer allocated once (no allocation);
+    memset,
+    /// the scratch's parts apart: its three stream-ordered allocations and frees, no work;
+    allocations,
+    /// or CUB's scan (its size query, then the scan) into storage allocated once.
+    cub_scan,
+  };
+  before before_each = before::nothing;
   /// Blocks one run executes.
   [[nodiscard]] std::uint64_t expected_blocks() const {
     return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
@@ -118,7 +122,7 @@ struct event_pair {
 const char* const modes[] = {"plain", "activity", "activity_held", "range", "range_held", "range_cold",
                              "pm", "pm_held", "pm_cold"};
 
-/// The scratch work of a work_case with `scratch`, on `stream` (stream-ordered; nothing waits).
+/// The scratch work of a work_case with before::scratch, on `stream` (stream-ordered; nothing waits).
 void scratch_work(cudaStream_t stream) {
   constexpr std::size_t words = 1u << 18;
   cdpkit::detail::device_buffer<std::uint32_t> in(words, stream), out(words, stream);
@@ -165,15 +169,15 @@ int main(int argc, char** argv) {
                                           {"10 launches x 10 us", 10, full, 10, 0},
                                           {"10 launches of 5 functions x 10 us", 10, full, 10, 0, 5},
                                           {"10 launches x 10 us, each with scratch + a CUB scan", 10, full, 10, 0, 1,
-                                           true},
+                                           work_case::before::scratch},
                                           {"10 launches x 10 us, each after a read-back and a wait", 10, full, 10, 0, 1,
-                                           false, true},
-                                          {"10 launches x 10 us, each after a 1 MiB memset", 10, full, 10, 0, 1, false,
-                                           false, true},
+                                           work_case::before::round_trip},
+                                          {"10 launches x 10 us, each after a 1 MiB memset", 10, full, 10, 0, 1,
+                                           work_case::before::memset},
                                           {"10 launches x 10 us, each after 3 stream-ordered allocations and frees", 10,
-                                           full, 10, 0, 1, false, false, false, true},
+                                           full, 10, 0, 1, work_case::before::allocations},
                                           {"10 launches x 10 us, each after a CUB scan into kept storage", 10, full, 10,
-                                           0, 1, false, false, false, false, true},
+                                           0, 1, work_case::before::cub_scan},
                                           {"100 launches x 10 us", 100, full, 10, 0},
                                           {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
                                           {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
@@ -194,7 +198,7 @@ int main(int argc, char** argv) {
     cdpkit::detail::unique_device_ptr<unsigned char> owned_scratch;
     CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_scratch), scratch_bytes));
     unsigned char* const d_scratch = owned_scratch.get();
-    // the cub_only row's input, output and storage, allocated once (scratch_work's sizes)
+    // the cub_scan row's input, output and storage, allocated once (scratch_work's sizes)
     constexpr std::size_t scan_words = std::size_t{1} << 18;
     std::size_t scan_temp_bytes = 0;
     cdpkit::detail::unique_device_ptr<std::uint32_t> owned_scan;
@@ -237,22 +241,30 @@ int main(int argc, char** argv) {
       const auto timed = [&]() -> double {
         CDPKIT_CUDA_TRY(cudaEventRecord(start, stream));
         for (int k = 0; k < c.launches; ++k) {
-          if (c.scratch) scratch_work(stream);
-          if (c.memset)
-            CDPKIT_CUDA_TRY(cudaMemsetAsync(d_scratch, 0, scratch_bytes, stream));
-          if (c.allocs_only) {
-            cdpkit::detail::device_buffer<std::uint32_t> a(scan_words, stream), b(scan_words, stream);
-            cdpkit::detail::device_buffer<unsigned char> t(scan_temp_bytes, stream);
-          }
-          if (c.cub_only) {
-            std::size_t temp_bytes = 0;
-            CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, scan_in, scan_out, scan_words, stream));
-            CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d_scan_temp, temp_bytes, scan_in, scan_out, scan_words, stream));
-          }
-          if (c.round_trip) {
-            unsigned long long seen = 0;
-            CDPKIT_CUDA_TRY(cudaMemcpyAsync(&seen, d_blocks, sizeof seen, cudaMemcpyDeviceToHost, stream));
-            cdpkit::wait_for_stream(stream, "collector_overhead_bench: read-back", nullptr, __FILE__, __LINE__);
+          switch (c.before_each) {
+            case work_case::before::nothing: break;
+            case work_case::before::scratch: scratch_work(stream); break;
+            case work_case::before::memset:
+              CDPKIT_CUDA_TRY(cudaMemsetAsync(d_scratch, 0, scratch_bytes, stream));
+              break;
+            case work_case::before::allocations: {
+              cdpkit::detail::device_buffer<std::uint32_t> a(scan_words, stream), b(scan_words, stream);
+              cdpkit::detail::device_buffer<unsigned char> t(scan_temp_bytes, stream);
+              break;
+            }
+            case work_case::before::cub_scan: {
+              std::size_t temp_bytes = 0;
+              CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, scan_in, scan_out, scan_words, stream));
+              CDPKIT_CUDA_TRY(
+                  cub::DeviceScan::ExclusiveSum(d_scan_temp, temp_bytes, scan_in, scan_out, scan_words, stream));
+              break;
+            }
+            case work_case::before::round_trip: {
+              unsigned long long seen = 0;
+              CDPKIT_CUDA_TRY(cudaMemcpyAsync(&seen, d_blocks, sizeof seen, cudaMemcpyDeviceToHost, stream));
+              cdpkit::wait_for_stream(stream, "collector_overhead_bench: read-back", nullptr, __FILE__, __LINE__);
+              break;
+            }
           }
           if (c.children > 0) spin_parent<<<1, 64, 0, stream>>>(c.children, ns, d_blocks);
           else launch_spin(k, c.kernels, c.blocks, ns, d_blocks, stream);
