@@ -6,7 +6,10 @@
 // allocated, zeroed, CUB-scanned and freed (the host calls the library's algorithms make), or each
 // after a read-back the host waits for (the tessellation's sizing), or each after a memset, or
 // each after the scratch row's allocations alone or its CUB scan alone; or a one-block parent
-// launching 64 one-warp spin children from the device. --case picks rows by name.
+// launching 64 one-warp spin children from the device; or one launch of fixed work (a dependent
+// FMA chain per thread: its time follows the SM clock, where a spin's does not), whose block 0
+// reads the SM clock against %globaltimer: the table's last line gives that clock per mode (does
+// a CUPTI part change the GPU's clocks?). --case picks rows by name.
 // Each mode times the same work with CUDA events around it, `reps` times (median):
 //   plain           nothing on;
 //   activity        CUPTI's activity API enabled just before the run (host_activity::record);
@@ -63,6 +66,25 @@ __global__ void spin_blocks(unsigned long long ns, unsigned long long* blocks) {
   if (threadIdx.x == 0) atomicAdd(blocks, 1ull);
 }
 
+/// Every thread runs `iters` dependent FMAs (fixed work: its time scales with the SM clock);
+/// thread 0 counts the block, and block 0's thread 0 writes the SM cycles and %globaltimer
+/// nanoseconds it took to clock[0], clock[1].
+__global__ void fixed_work_blocks(unsigned long long iters, unsigned long long* blocks, unsigned long long* clock) {
+  const long long c0 = clock64();
+  const unsigned long long t0 = cdpkit::detail::global_timer_ns();
+  float a = static_cast<float>(threadIdx.x), b = 1.0000001f;
+  for (unsigned long long k = 0; k < iters; ++k) a = fmaf(a, b, 0.5f);
+  const long long c1 = clock64();
+  const unsigned long long t1 = cdpkit::detail::global_timer_ns();
+  if (threadIdx.x == 0) {
+    atomicAdd(blocks, a == -1.0f ? 2ull : 1ull);  // (a is never -1: the chain is kept, the count exact)
+    if (blockIdx.x == 0) {
+      clock[0] = static_cast<unsigned long long>(c1 - c0);
+      clock[1] = t1 - t0;
+    }
+  }
+}
+
 /// Thread c < children launches one one-warp spin child; thread 0 counts the parent's block.
 __global__ void spin_parent(int children, unsigned long long ns, unsigned long long* blocks) {
   if (static_cast<int>(threadIdx.x) < children)
@@ -74,7 +96,7 @@ struct work_case {
   std::string name;
   int launches;        ///< host launches per run
   unsigned int blocks; ///< blocks per host launch (spin), or 1 (the CDP parent)
-  double us;           ///< each thread's wait
+  double us;           ///< each thread's wait (fixed work: thousands of FMAs per thread)
   int children;        ///< > 0: the parent launches this many children from the device
   int kernels = 1;     ///< distinct functions the host launches cycle through (1 or 5)
   /// What goes before each host launch, inside the timed window (host API calls where CUPTI's
@@ -95,6 +117,7 @@ struct work_case {
     cub_scan,
   };
   before before_each = before::nothing;
+  bool fixed_work = false;  ///< launches fixed_work_blocks instead of a spin
   /// Blocks one run executes.
   [[nodiscard]] std::uint64_t expected_blocks() const {
     return static_cast<std::uint64_t>(launches) * (children > 0 ? 1u + static_cast<unsigned>(children) : blocks);
@@ -164,7 +187,7 @@ int main(int argc, char** argv) {
     CDPKIT_CUDA_TRY(cudaGetDevice(&device));
     CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const auto full = static_cast<unsigned int>(sms);
-    const std::vector<work_case> cases = {{"1 launch x 100 us", 1, full, 100, 0},
+    std::vector<work_case> cases = {{"1 launch x 100 us", 1, full, 100, 0},
                                           {"1 launch x 1000 us", 1, full, 1000, 0},
                                           {"10 launches x 10 us", 10, full, 10, 0},
                                           {"10 launches of 5 functions x 10 us", 10, full, 10, 0, 5},
@@ -181,6 +204,9 @@ int main(int argc, char** argv) {
                                           {"100 launches x 10 us", 100, full, 10, 0},
                                           {"1000 launches x 1 us, 1 block", 1000, 1, 1, 0},
                                           {"1 parent, 64 device-launched children x 100 us", 1, 1, 100, 64}};
+    work_case fixed{"1 launch of fixed work (500,000 FMAs per thread)", 1, full, 500, 0};
+    fixed.fixed_work = true;
+    cases.push_back(fixed);
     for (const std::string& part : only)
       if (std::none_of(cases.begin(), cases.end(), [&](const work_case& c) { return c.name.find(part) != std::string::npos; }))
         throw cdpkit::input_error("--case '" + part + "' names no work row");
@@ -194,6 +220,9 @@ int main(int argc, char** argv) {
     cdpkit::detail::unique_device_ptr<unsigned long long> owned_blocks;
     CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_blocks), sizeof(unsigned long long)));
     unsigned long long* const d_blocks = owned_blocks.get();
+    cdpkit::detail::unique_device_ptr<unsigned long long> owned_clock;  // fixed work: SM cycles, ns
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_clock), 2 * sizeof(unsigned long long)));
+    unsigned long long* const d_clock = owned_clock.get();
     constexpr std::size_t scratch_bytes = std::size_t{1} << 20;
     cdpkit::detail::unique_device_ptr<unsigned char> owned_scratch;
     CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(owned_scratch), scratch_bytes));
@@ -225,12 +254,14 @@ int main(int argc, char** argv) {
     cdpkit::harness::text_table table({"work", "plain ms", "activity", "activity held", "range", "range held",
                                        "range cold", "pm", "pm held", "pm cold", "check"});
     bool ok = true;
+    std::map<std::string, double> clock_mhz;  // the fixed-work row's SM clock per mode (median)
     for (const work_case& c : cases) {
       if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& part) {
             return c.name.find(part) != std::string::npos;
           }))
         continue;
       const auto ns = static_cast<unsigned long long>(c.us * 1000.0);
+      double last_mhz = 0;  // the fixed-work row's SM clock in the last run
       std::uint64_t mismatches = 0;
       // one run: the block count reset, then events around the work, its time; the blocks it ran
       // checked
@@ -267,6 +298,7 @@ int main(int argc, char** argv) {
             }
           }
           if (c.children > 0) spin_parent<<<1, 64, 0, stream>>>(c.children, ns, d_blocks);
+          else if (c.fixed_work) fixed_work_blocks<<<c.blocks, 128, 0, stream>>>(ns, d_blocks, d_clock);
           else launch_spin(k, c.kernels, c.blocks, ns, d_blocks, stream);
         }
         CDPKIT_CUDA_TRY(cudaGetLastError());
@@ -277,6 +309,11 @@ int main(int argc, char** argv) {
         unsigned long long blocks = 0;
         CDPKIT_CUDA_TRY(cudaMemcpy(&blocks, d_blocks, sizeof blocks, cudaMemcpyDeviceToHost));
         if (blocks != c.expected_blocks()) ++mismatches;
+        if (c.fixed_work) {
+          unsigned long long clock[2] = {0, 0};
+          CDPKIT_CUDA_TRY(cudaMemcpy(clock, d_clock, sizeof clock, cudaMemcpyDeviceToHost));
+          if (clock[1] > 0) last_mhz = 1000.0 * static_cast<double>(clock[0]) / static_cast<double>(clock[1]);
+        }
         return ms;
       };
       const auto run = [&]() -> double {
@@ -288,7 +325,7 @@ int main(int argc, char** argv) {
       for (const char* mode_name : modes) {
         const std::string mode = mode_name;
         if (refused.count(mode) != 0) continue;
-        std::vector<double> samples;
+        std::vector<double> samples, mhz;
         std::optional<prof::host_activity> held;
         const auto ends_with = [&](const char* tail) {
           const std::string t = tail;
@@ -328,6 +365,7 @@ int main(int argc, char** argv) {
           }
           if (held) (void)held->take();
           samples.push_back(ms);
+          if (c.fixed_work) mhz.push_back(last_mhz);
         }
         if (refused.count(mode) != 0) continue;
         cdpkit::harness::timing t;
@@ -336,6 +374,7 @@ int main(int argc, char** argv) {
         t.median_ms = cdpkit::harness::median(samples);
         t.min_ms = *std::min_element(samples.begin(), samples.end());
         times[mode] = t;
+        if (c.fixed_work) clock_mhz[mode] = cdpkit::harness::median(mhz);
       }
       const double plain = times.at("plain").median_ms;
       std::vector<std::string> cells = {c.name, format("%.3f", plain)};
@@ -361,6 +400,7 @@ int main(int argc, char** argv) {
                       {"wait_us", c.us},
                       {"device_children", c.children},
                       {"functions", c.kernels}};
+        if (c.fixed_work) row.params["sm_clock_mhz"] = clock_mhz.at(mode);
         row.n = static_cast<std::uint64_t>(c.launches);
         row.work = c.expected_blocks();
         row.work_unit = "blocks";
@@ -374,6 +414,12 @@ int main(int argc, char** argv) {
     std::cout << "CUDA events around each run (median of " << reps << "); +us: over plain. held: the activity API "
               << "kept on across the runs after one untimed run.\n";
     table.print(std::cout);
+    if (!clock_mhz.empty()) {
+      std::cout << "SM clock during the fixed-work row (block 0's cycles over %globaltimer, MHz, median):";
+      for (const char* m : modes)
+        if (clock_mhz.count(m) != 0) std::cout << " " << m << " " << format("%.0f", clock_mhz.at(m));
+      std::cout << "\n";
+    }
     for (const auto& [mode, why] : refused) std::cout << mode << ": not measured: " << why << "\n";
     if (!json_path.empty()) cdpkit::harness::write_json_file(doc, json_path);
     return ok;

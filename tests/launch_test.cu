@@ -664,6 +664,31 @@ TEST_CASE("a strided loop's trip count is the number of its positions below the 
   CHECK(cdpkit::strided_trip_count(5, 0xffffffffffffffffull, 1ull << 62) == 4u);
 }
 
+TEST_CASE("a blocked walk's trip count is the number of the thread's positions below the end") {
+  // rounds of threads * items positions, thread t holding the `items` from t * items of each
+  const auto brute = [](unsigned long long t, unsigned long long total, unsigned long long threads,
+                        unsigned long long items) {
+    unsigned long long n = 0;
+    for (unsigned long long base = 0; base < total; base += threads * items)
+      for (unsigned long long r = 0; r < items; ++r) n += base + t * items + r < total;
+    return n;
+  };
+  for (const unsigned long long threads : {32ull, 256ull})
+    for (const unsigned long long items : {1ull, 4ull, 8ull})
+      for (unsigned long long t = 0; t < threads; t += 5)
+        for (unsigned long long total = 0; total < 5000; total += 37) {
+          CAPTURE(threads);
+          CAPTURE(items);
+          CAPTURE(t);
+          CAPTURE(total);
+          REQUIRE(cdpkit::blocked_trip_count(t, total, threads, items) == brute(t, total, threads, items));
+        }
+  // every position is some thread's: the counts add up to the total
+  unsigned long long sum = 0;
+  for (unsigned long long t = 0; t < 256; ++t) sum += cdpkit::blocked_trip_count(t, 123457, 256, 4);
+  CHECK(sum == 123457u);
+}
+
 TEST_CASE("the host sums the warp probes' SM stripes into the site's probe counters") {
   std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries, cdpkit::probe_counters{});
   const auto at = [&](int site, int stripe) -> cdpkit::probe_counters& {

@@ -52,6 +52,16 @@ __host__ __device__ constexpr unsigned long long strided_trip_count(unsigned lon
   return first < end ? (end - 1 - first) / stride + 1 : 0;
 }
 
+/// The items of thread t in a walk of `total` positions in blocked rounds: each round covers
+/// threads * items positions, thread t the `items` of them from t * items. Precondition:
+/// threads > 0, items > 0.
+__host__ __device__ constexpr unsigned long long blocked_trip_count(unsigned long long t, unsigned long long total,
+                                                                    unsigned long long threads,
+                                                                    unsigned long long items) {
+  const unsigned long long round = threads * items, rest = total % round, from = t * items;
+  return total / round * items + (rest > from ? (rest - from < items ? rest - from : items) : 0);
+}
+
 class warp_probe {
  public:
   /// Construct where the lanes that will commit are together (e.g. at the top of the kernel):

@@ -24,25 +24,34 @@ struct block_aggregated_storage {
 /// Step 4 of block_aggregated_agent: the block walks its `total` concatenated items, walk_items
 /// per thread and round, positions of type Pos (32 bits where they fit: half the search's work).
 /// excl, begin: the block's shared exclusive scan and segment starts, `count` entries.
+/// A segment_sum walks in blocked order instead (sum_blocked_round: thread t holds positions
+/// base + walk_items * t ..  + walk_items - 1 of each round), one search per thread and round.
 template <class Pos, class ItemOp>
 __device__ __forceinline__ void block_walk(const Pos* excl, const std::uint32_t* begin, std::uint32_t count,
                                            std::uint32_t block_first, Pos total, const ItemOp& item_op) {
-  for (Pos base = 0; base < total; base += block_threads * walk_items) {
-    Pos k[walk_items];
-    std::uint32_t owner[walk_items], seg[walk_items], item[walk_items];
-    bool valid[walk_items];
+  if constexpr (is_segment_sum_v<ItemOp>) {
+    const auto start = [begin](std::uint32_t o) { return begin[o]; };
+    for (Pos base = 0; base < total; base += block_threads * walk_items)
+      sum_blocked_round<walk_items>(item_op, excl, start, count, block_first,
+                                    static_cast<Pos>(base + walk_items * threadIdx.x), total);
+  } else {
+    for (Pos base = 0; base < total; base += block_threads * walk_items) {
+      Pos k[walk_items];
+      std::uint32_t owner[walk_items], seg[walk_items], item[walk_items];
+      bool valid[walk_items];
 #pragma unroll
-    for (unsigned int r = 0; r < walk_items; ++r) {
-      k[r] = base + r * block_threads + threadIdx.x;
-      valid[r] = k[r] < total;
-    }
-    find_segments(excl, count, k, owner);
+      for (unsigned int r = 0; r < walk_items; ++r) {
+        k[r] = base + r * block_threads + threadIdx.x;
+        valid[r] = k[r] < total;
+      }
+      find_segments(excl, count, k, owner);
 #pragma unroll
-    for (unsigned int r = 0; r < walk_items; ++r) {
-      seg[r] = block_first + owner[r];
-      item[r] = begin[owner[r]] + static_cast<std::uint32_t>(k[r] - excl[owner[r]]);
+      for (unsigned int r = 0; r < walk_items; ++r) {
+        seg[r] = block_first + owner[r];
+        item[r] = begin[owner[r]] + static_cast<std::uint32_t>(k[r] - excl[owner[r]]);
+      }
+      call_item_round(item_op, 0xffffffffu, seg, item, valid);
     }
-    call_item_round(item_op, 0xffffffffu, seg, item, valid);
   }
 }
 
@@ -99,7 +108,9 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
   // 4. cooperative: the block walks the concatenation (every lane of every warp is here; the
   // probe counts each thread's trip count at once, nothing per item)
   warp_probe probe(ctx, sites::l2c_cooperative_items, 0xffffffffu);
-  probe.steps(static_cast<unsigned int>(strided_trip_count(threadIdx.x, total, block_threads)));
+  probe.steps(static_cast<unsigned int>(is_segment_sum_v<ItemOp>
+                                            ? blocked_trip_count(threadIdx.x, total, block_threads, walk_items)
+                                            : strided_trip_count(threadIdx.x, total, block_threads)));
   // (32-bit positions where a round's last position cannot wrap: block-uniform choice)
   if (total <= 0xffffffffull - block_threads * walk_items)
     block_walk(storage.excl32, storage.begin, count, block_first, static_cast<std::uint32_t>(total), item_op);
