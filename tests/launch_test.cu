@@ -911,6 +911,48 @@ TEST_CASE("the watchdog turns a stuck child into an error that shows the launch 
   CHECK(spin.launched() == 1u);
 }
 
+namespace {
+
+/// A kernel that spins until *flag (mapped host memory) is non-zero, then writes `mark` to *done.
+__global__ void spin_then_mark(volatile unsigned int* flag, unsigned int* done, unsigned int mark) {
+  if (threadIdx.x != 0) return;
+  while (*flag == 0) __nanosleep(1000);
+  *done = mark;
+}
+
+}  // namespace
+
+TEST_CASE("wait_for_device waits for work on a non-blocking stream, turns a stuck one into a timeout, and "
+          "answers again, many times over, once it is released" * CDPKIT_GPU_CASE) {
+  const spinner_setup spin;
+  deadline_guard guard;
+  cdpkit::set_wait_deadline(std::chrono::milliseconds(1000));
+  spin_then_mark<<<1, 32, 0, spin.stream>>>(spin.d_flag, spin.d_launched, 1u);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  // stuck: the device-wide wait times out (the stream is non-blocking: no legacy-stream event sees it)
+  cudaError_t code = cudaSuccess;
+  try {
+    cdpkit::wait_for_device("waiting for the spinner", nullptr, __FILE__, __LINE__);
+  } catch (const cdpkit::cuda_error& e) {
+    code = e.code();
+  }
+  CHECK(code == cudaErrorTimeout);
+  CHECK(cdpkit::device_unresponsive());
+  // released: the next wait returns with the kernel done (its write visible to a copy after it)
+  spin.release();
+  cdpkit::set_wait_deadline(std::chrono::milliseconds(30000));
+  CHECK_NOTHROW(cdpkit::wait_for_device("after the release", nullptr, __FILE__, __LINE__));
+  CHECK_FALSE(cdpkit::device_unresponsive());
+  CHECK(spin.launched() == 1u);
+  // one synchronizing thread serves every later wait, in order
+  for (unsigned int k = 2; k < 202; ++k) {  // (each run marks its own number: a stale mark shows)
+    spin_then_mark<<<1, 32, 0, spin.stream>>>(spin.d_flag, spin.d_launched, k);
+    CDPKIT_CUDA_TRY(cudaGetLastError());
+    cdpkit::wait_for_device("a short wait", nullptr, __FILE__, __LINE__);
+    REQUIRE(spin.launched() == k);
+  }
+}
+
 TEST_CASE("a child whose blocks are done keeps its budget until the grids it launched complete" * CDPKIT_GPU_CASE) {
   // CDP2 completes a grid only after its children, and the device runtime keeps a grid's state
   // until then: the layer counts the grid until then too (docs/design.md: the tree recursions

@@ -45,10 +45,9 @@ void wait_for_stream(cudaStream_t stream, const char* what, const launch_runtime
 void wait_for_event(cudaEvent_t event, const char* what, const launch_runtime* runtime,
                     const char* file, int line);
 
-/// Wait until all work on the device is done (an event on the legacy default stream, which waits
-/// for every blocking stream, then cudaDeviceSynchronize). Same errors as wait_for_stream.
-/// Work on non-blocking streams that are not cdpkit's is covered only by the final
-/// cudaDeviceSynchronize, without a deadline.
+/// Wait until all work on the current device is done, on every stream: cudaDeviceSynchronize,
+/// run by cdpkit's one synchronizing thread (started on first use, kept for the process) while
+/// this thread polls it under the deadline. Same errors as wait_for_stream.
 void wait_for_device(const char* what, const launch_runtime* runtime, const char* file, int line);
 
 }  // namespace cdpkit

@@ -8,6 +8,9 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -93,6 +96,68 @@ void poll_until_done(Query query, const char* what, const launch_runtime* runtim
   }
 }
 
+/// One device-wide synchronization asked of device_sync_worker: done once cudaDeviceSynchronize
+/// on `device` returned, with its result in `error`.
+struct device_sync_request {
+  int device = 0;
+  std::atomic<bool> done{false};
+  cudaError_t error = cudaSuccess;
+};
+
+/// The one thread that runs cudaDeviceSynchronize for wait_for_device, so that a device-wide wait
+/// keeps the watchdog's deadline (the caller polls the request) without starting a thread per
+/// wait: a thread's start, and its first CUDA call, cost tens of microseconds, and far more under
+/// CUPTI, inside every synchronous call's timed window (docs/design.md, "The CUPTI collector").
+/// Started on first use and never stopped (a synchronization stuck on a hung device must not
+/// block the process's exit); requests are served in order, one at a time.
+class device_sync_worker {
+ public:
+  static device_sync_worker& instance() {
+    static device_sync_worker* const worker = new device_sync_worker();  // (never destroyed: see above)
+    return *worker;
+  }
+
+  /// Queues a synchronization of `device`; the caller polls the request's `done`.
+  std::shared_ptr<device_sync_request> submit(int device) {
+    auto request = std::make_shared<device_sync_request>();
+    request->device = device;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(request);
+    }
+    ready_.notify_one();
+    return request;
+  }
+
+ private:
+  device_sync_worker() { std::thread([this] { serve(); }).detach(); }
+
+  [[noreturn]] void serve() {
+    int current = -1;
+    for (;;) {
+      std::shared_ptr<device_sync_request> request;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [this] { return !queue_.empty(); });
+        request = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      cudaError_t e = cudaSuccess;
+      if (request->device != current) {
+        e = cudaSetDevice(request->device);
+        current = e == cudaSuccess ? request->device : -1;
+      }
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+      request->error = e;
+      request->done.store(true, std::memory_order_release);
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::shared_ptr<device_sync_request>> queue_;
+};
+
 }  // namespace
 
 std::chrono::milliseconds wait_deadline() noexcept {
@@ -120,35 +185,13 @@ void wait_for_event(cudaEvent_t event, const char* what, const launch_runtime* r
 
 void wait_for_device(const char* what, const launch_runtime* runtime, const char* file,
                      int line) {
-  cudaEvent_t event = nullptr;
-  CDPKIT_CUDA_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  try {
-    CDPKIT_CUDA_TRY(cudaEventRecord(event, cudaStreamLegacy));
-    wait_for_event(event, what, runtime, file, line);
-  } catch (...) {
-    (void)cudaEventDestroy(event);
-    throw;
-  }
-  (void)cudaEventDestroy(event);
-  // Work on non-blocking streams is not ordered before the legacy stream's event: finish with
-  // cudaDeviceSynchronize, on a helper thread so that it too has the deadline.
-  struct shared_result {
-    std::atomic<bool> done{false};
-    cudaError_t error = cudaSuccess;
-  };
-  auto result = std::make_shared<shared_result>();
   int device = 0;
-  CDPKIT_CUDA_TRY(cudaGetDevice(&device));  // a new thread starts on device 0
-  std::thread([result, device] {
-    cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    result->error = e;
-    result->done.store(true, std::memory_order_release);
-  }).detach();
+  CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+  const std::shared_ptr<device_sync_request> request = device_sync_worker::instance().submit(device);
   poll_until_done(
-      [&result] {
-        if (!result->done.load(std::memory_order_acquire)) return cudaErrorNotReady;
-        return result->error;
+      [&request] {
+        if (!request->done.load(std::memory_order_acquire)) return cudaErrorNotReady;
+        return request->error;
       },
       what, runtime, file, line);
 }
