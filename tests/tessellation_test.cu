@@ -75,6 +75,40 @@ TEST_CASE("a tessellation engine refuses a bad tolerance, cap or block size, and
   huge.tolerance = 1e-6f;
   huge.cap = cdpkit::max_point_cap;
   CHECK_THROWS_WITH_AS(big_engine.run(huge), doctest::Contains("at most 2^32 - 1"), cdpkit::input_error);
+  // the same past a sized buffer (a run whose total is read back after its points), then a run that fits
+  cdpkit::tessellation_options small;
+  small.cap = 16;
+  CHECK_NOTHROW(big_engine.run(small));
+  CHECK_THROWS_WITH_AS(big_engine.run(huge), doctest::Contains("at most 2^32 - 1"), cdpkit::input_error);
+  CHECK(big_engine.points().empty());  // the last run failed
+  CHECK(big_engine.run(small).points == cdpkit::tessellate_reference(cdpkit::make_extreme_curves(5000, 2),
+                                                                      small.tolerance, small.cap)
+                                           .size());
+}
+
+TEST_CASE("an engine whose points outgrow its buffer grows it and stays exact, and fewer points reuse it" *
+          CDPKIT_GPU_CASE) {
+  const cdpkit::curve_set set = cdpkit::make_random_curves(20000, 7);
+  const cdpkit::device_curves dc(set);
+  cdpkit::tessellation_engine engine(dc);
+  const float abs_tol = cdpkit::reference_tolerance(set);
+  // few points (a coarse tolerance), many (the default: the buffer grows), few again (it fits)
+  for (const float tolerance : {2.0f, cdpkit::default_tolerance, 2.0f}) {
+    for (const loop_policy_kind v : {loop_policy_kind::thresholded, loop_policy_kind::block_aggregated}) {
+      CAPTURE(tolerance);
+      CAPTURE(std::string(cdpkit::to_string(v)));
+      cdpkit::tessellation_options o;
+      o.tolerance = tolerance;
+      o.variant = v;
+      engine.poison_points();
+      const auto stats = engine.run(o);
+      const auto expected = cdpkit::tessellate_reference(set, tolerance, o.cap);
+      CHECK(stats.points == expected.size());
+      CHECK(engine.offsets() == cdpkit::tessellation_offsets(set, tolerance, o.cap));
+      std::string first;
+      CHECK_MESSAGE(cdpkit::tessellation_mismatches(engine.points(), expected, abs_tol, &first) == 0u, first);
+    }
+  }
 }
 
 TEST_CASE("tessellation options give the loop-to-child policy of their variant") {

@@ -72,13 +72,17 @@ class device_curves {
 /// (the points' buffer grows as needed). Move-only RAII (defaulted moves).
 class tessellation_engine {
  public:
-  /// Allocates the counts, the offsets (12 bytes per curve) and the scan's storage, kept across
-  /// runs. Throws cdpkit::input_error when the device has not enough free memory,
+  /// Allocates the counts, the offsets (12 bytes per curve), the scan's storage and 8 bytes of
+  /// pinned host memory (the total's read-back), kept across runs. Throws cdpkit::input_error when the device has not enough free memory,
   /// cdpkit::cuda_error on allocation failure.
   explicit tessellation_engine(const device_curves& curves);
 
   /// Count every curve's points, scan the counts, then compute the points, and wait (under the
-  /// watchdog). Throws cdpkit::input_error for a tolerance, cap or child_block_threads out of
+  /// watchdog). The points go to the buffer the last runs sized: a run whose points fit it makes
+  /// no host round trip before its points (the total is read back at the end); a run whose
+  /// points do not fit (the first run, or more points than before) makes one: its curves are
+  /// empty on the device until the buffer has grown (a traced run then records that empty pass
+  /// too: its threshold pick and parent grid, no items). Throws cdpkit::input_error for a tolerance, cap or child_block_threads out of
   /// range, for more than max_tessellation_points points (raise the tolerance or lower the cap)
   /// and when the points do not fit the device's free memory; cdpkit::cuda_error on CUDA or
   /// device-side errors.
@@ -101,6 +105,7 @@ class tessellation_engine {
   detail::unique_device_ptr<unsigned char[]> d_scan_temp_;    ///< CUB's scan storage, temp_bytes_
   std::size_t temp_bytes_ = 0;
   detail::unique_device_ptr<vec2[]> d_points_;
+  detail::unique_pinned_ptr<unsigned long long> h_total_;  ///< the scan's total, read back (pinned)
   std::uint64_t capacity_ = 0;  ///< points d_points_ holds
   std::uint64_t points_ = 0;    ///< points of the last run
   bool ran_ = false;

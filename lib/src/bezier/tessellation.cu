@@ -1,6 +1,7 @@
 // Bézier tessellation on the GPU (cdpkit/tessellation.hpp): the curves' point counts, their scan
-// (CUB, 64-bit, in place, in storage the engine keeps; then narrowed once the total is known to
-// fit), then every curve's points as a loop-to-child segment.
+// (CUB, 64-bit, in place, in storage the engine keeps; narrowed on the device where the total fits
+// the points' buffer), then every curve's points as a loop-to-child segment; the total is read back
+// at the end, and only a run whose points outgrew the buffer makes them again after growing it.
 
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/detail/enum_names.hpp>
@@ -31,9 +32,12 @@ __global__ void count_points_kernel(const bezier_curve* curves, std::uint32_t n,
   else if (i == n) counts[n] = 0;
 }
 
-__global__ void narrow_offsets_kernel(const unsigned long long* scan, std::uint32_t n, std::uint32_t* offsets) {
+/// offsets[i] = scan[i] (i <= n) where the total scan[n] is at most `capacity` (< 2^32); otherwise
+/// every offset 0: every curve empty, no point written past the buffer.
+__global__ void narrow_offsets_kernel(const unsigned long long* scan, std::uint32_t n, std::uint64_t capacity,
+                                      std::uint32_t* offsets) {
   const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (i <= n) offsets[i] = static_cast<std::uint32_t>(scan[i]);
+  if (i <= n) offsets[i] = scan[n] <= capacity ? static_cast<std::uint32_t>(scan[i]) : 0u;
 }
 
 /// Item (i, j): point j - offsets[i] of curve i.
@@ -83,6 +87,7 @@ tessellation_engine::tessellation_engine(const device_curves& curves) : curves_(
   require_device_memory(entries * 12 + 64, "tessellation_engine (" + std::to_string(curves.size()) + " curves)");
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counts_), sizeof(unsigned long long) * entries));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_offsets_), sizeof(std::uint32_t) * entries));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(h_total_), sizeof(unsigned long long)));
   // the scan's temporary storage, kept: a run makes no allocation of its own but the points'
   std::size_t temp_bytes = 0;
   CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_counts_.get(), d_counts_.get(),
@@ -106,50 +111,61 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
   tessellation_stats stats;
   ran_ = false;
 
-  // 1. the counts and their scan (64-bit: n curves of up to 2^20 points each may pass 2^32)
-  std::uint64_t total = 0;
+  // 1. the counts and their scan (64-bit: n curves of up to 2^20 points each may pass 2^32), the
+  //    total's read-back enqueued behind them
+  const std::uint64_t entries = std::uint64_t{n} + 1;
   {
     CDPKIT_NVTX_SCOPE("bezier::count and scan");
-    const std::uint64_t entries = std::uint64_t{n} + 1;
     count_points_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(
         curves_->d_curves(), n, options.tolerance, options.cap, d_counts_.get());
     CDPKIT_CUDA_TRY(cudaGetLastError());
     std::size_t temp_bytes = temp_bytes_;  // in place (CUB scans in place when input and output are one)
     CDPKIT_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d_scan_temp_.get(), temp_bytes, d_counts_.get(), d_counts_.get(),
                                                   static_cast<std::int64_t>(entries), stream));
-    unsigned long long h_total = 0;
-    CDPKIT_CUDA_TRY(cudaMemcpyAsync(&h_total, d_counts_.get() + n, sizeof(h_total), cudaMemcpyDeviceToHost, stream));
-    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::count and scan");
-    total = h_total;
-    if (total > max_tessellation_points)
-      throw input_error("tessellation: " + std::to_string(total) + " points; at most 2^32 - 1 (raise the tolerance "
-                        "or lower the cap)");
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_total_.get(), d_counts_.get() + n, sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, stream));
+  }
+  // 2. the points, a curve a segment, into the buffer as it is: narrowed offsets where the total
+  //    fits it, empty curves where it does not (then 3.)
+  const auto points = [&](std::uint64_t capacity) {
     narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(d_counts_.get(), n,
-                                                                                           d_offsets_.get());
+                                                                                           capacity, d_offsets_.get());
     CDPKIT_CUDA_TRY(cudaGetLastError());
-  }
-
-  // 2. the points' buffer, grown when needed
-  if (total > capacity_) {
-    require_device_memory(total * sizeof(vec2), "the tessellation's " + std::to_string(total) + " points");
-    d_points_.reset();
-    CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_points_), sizeof(vec2) * total));
-    capacity_ = total;
-  }
-
-  // 3. every curve's points, a curve a segment
-  stats.points = total;
-  if (n > 0 && total > 0) {
     const segments_view segments{d_offsets_.get(), d_offsets_.get() + 1, n};
     const segment_result r =
         for_each_segment(segments, loop_to_child::no_pre_op{},
                          point_op{curves_->d_curves(), d_offsets_.get(), d_points_.get()}, options.policy(), runtime,
-                         stream);
+                         stream);  // (waits: the total has arrived)
     stats.threshold = r.threshold;
     stats.threshold_auto = r.threshold_auto;
+  };
+  if (capacity_ > 0 && n > 0) {
+    points(capacity_);
   } else {
+    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::count and scan");
+  }
+  const std::uint64_t total = *h_total_;
+  // 3. a total past the buffer: refused past 2^32 - 1, otherwise the buffer grows and the points
+  //    are made again (the first run, or more points than any run before)
+  if (total > capacity_) {
+    if (total > max_tessellation_points)
+      throw input_error("tessellation: " + std::to_string(total) + " points; at most 2^32 - 1 (raise the tolerance "
+                        "or lower the cap)");
+    {
+      CDPKIT_NVTX_SCOPE("bezier::grow points");
+      require_device_memory(total * sizeof(vec2), "the tessellation's " + std::to_string(total) + " points");
+      d_points_.reset();
+      CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_points_), sizeof(vec2) * total));
+      capacity_ = total;
+    }
+    points(capacity_);
+  } else if (capacity_ == 0 || n == 0) {  // nothing to make: no points, or no curves
+    narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(d_counts_.get(), n,
+                                                                                           capacity_, d_offsets_.get());
+    CDPKIT_CUDA_TRY(cudaGetLastError());
     CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate (no points)");
   }
+  stats.points = total;
   points_ = total;
   ran_ = true;
   return stats;
