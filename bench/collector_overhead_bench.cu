@@ -397,7 +397,8 @@ int main(int argc, char** argv) {
         row.baseline = "plain";
         row.params = {{"host_launches", c.launches},
                       {"blocks_per_launch", c.blocks},
-                      {"wait_us", c.us},
+                      {"wait_us", c.fixed_work ? 0.0 : c.us},
+                      {"fma_per_thread", c.fixed_work ? static_cast<std::uint64_t>(ns) : std::uint64_t{0}},
                       {"device_children", c.children},
                       {"functions", c.kernels}};
         if (c.fixed_work) row.params["sm_clock_mhz"] = clock_mhz.at(mode);

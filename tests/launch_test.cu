@@ -938,14 +938,18 @@ TEST_CASE("wait_for_device waits for work on a non-blocking stream, turns a stuc
   }
   CHECK(code == cudaErrorTimeout);
   CHECK(cdpkit::device_unresponsive());
-  // released: the next wait returns with the kernel done (its write visible to a copy after it)
+  // more work queued behind the stuck synchronization: a later wait must see it done too (not be
+  // answered by the synchronization that started before it was queued)
+  spin_then_mark<<<1, 32, 0, spin.stream>>>(spin.d_flag, spin.d_launched, 2u);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  // released: the next wait returns with both kernels done (the last write visible to a copy after it)
   spin.release();
   cdpkit::set_wait_deadline(std::chrono::milliseconds(30000));
   CHECK_NOTHROW(cdpkit::wait_for_device("after the release", nullptr, __FILE__, __LINE__));
   CHECK_FALSE(cdpkit::device_unresponsive());
-  CHECK(spin.launched() == 1u);
+  CHECK(spin.launched() == 2u);
   // one synchronizing thread serves every later wait, in order
-  for (unsigned int k = 2; k < 202; ++k) {  // (each run marks its own number: a stale mark shows)
+  for (unsigned int k = 3; k < 203; ++k) {  // (each run marks its own number: a stale mark shows)
     spin_then_mark<<<1, 32, 0, spin.stream>>>(spin.d_flag, spin.d_launched, k);
     CDPKIT_CUDA_TRY(cudaGetLastError());
     cdpkit::wait_for_device("a short wait", nullptr, __FILE__, __LINE__);

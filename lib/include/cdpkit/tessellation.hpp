@@ -78,11 +78,12 @@ class tessellation_engine {
   explicit tessellation_engine(const device_curves& curves);
 
   /// Count every curve's points, scan the counts, then compute the points, and wait (under the
-  /// watchdog). The points go to the buffer the last runs sized: a run whose points fit it makes
-  /// no host round trip before its points (the total is read back at the end); a run whose
-  /// points do not fit (the first run, or more points than before) makes one: its curves are
-  /// empty on the device until the buffer has grown (a traced run then records that empty pass
-  /// too: its threshold pick and parent grid, no items). Throws cdpkit::input_error for a tolerance, cap or child_block_threads out of
+  /// watchdog). The points go to the buffer the earlier runs sized: a run whose points fit it
+  /// makes no host round trip before its points (the total is read back at the end). The first
+  /// run reads the total before making its points; a later run whose points outgrow the buffer
+  /// finds out at the end, having run its curves empty on the device, then grows the buffer and
+  /// makes them (a traced run then records that empty pass too: its threshold pick and parent
+  /// grid, no items). Throws cdpkit::input_error for a tolerance, cap or child_block_threads out of
   /// range, for more than max_tessellation_points points (raise the tolerance or lower the cap)
   /// and when the points do not fit the device's free memory; cdpkit::cuda_error on CUDA or
   /// device-side errors.

@@ -46,8 +46,10 @@ void wait_for_event(cudaEvent_t event, const char* what, const launch_runtime* r
                     const char* file, int line);
 
 /// Wait until all work on the current device is done, on every stream: cudaDeviceSynchronize,
-/// run by cdpkit's one synchronizing thread (started on first use, kept for the process) while
-/// this thread polls it under the deadline. Same errors as wait_for_stream.
+/// run by cdpkit's synchronizing thread of that device (started on first use, kept for the
+/// process) while this thread polls it under the deadline. Same errors as wait_for_stream. After
+/// a timeout that synchronization goes on: later device-wide waits on the device wait behind it
+/// (one synchronization then answers them all).
 void wait_for_device(const char* what, const launch_runtime* runtime, const char* file, int line);
 
 }  // namespace cdpkit

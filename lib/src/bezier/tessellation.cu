@@ -127,26 +127,27 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
   }
   // 2. the points, a curve a segment, into the buffer as it is: narrowed offsets where the total
   //    fits it, empty curves where it does not (then 3.)
-  const auto points = [&](std::uint64_t capacity) {
+  const auto narrow = [&](std::uint64_t capacity) {
     narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(d_counts_.get(), n,
                                                                                            capacity, d_offsets_.get());
     CDPKIT_CUDA_TRY(cudaGetLastError());
+  };
+  const auto points = [&](std::uint64_t capacity) {
+    narrow(capacity);
     const segments_view segments{d_offsets_.get(), d_offsets_.get() + 1, n};
     const segment_result r =
         for_each_segment(segments, loop_to_child::no_pre_op{},
                          point_op{curves_->d_curves(), d_offsets_.get(), d_points_.get()}, options.policy(), runtime,
-                         stream);  // (waits: the total has arrived)
+                         stream);
     stats.threshold = r.threshold;
     stats.threshold_auto = r.threshold_auto;
   };
-  if (capacity_ > 0 && n > 0) {
-    points(capacity_);
-  } else {
-    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::count and scan");
-  }
+  if (capacity_ > 0 && n > 0) points(capacity_);
+  else narrow(capacity_);  // (no points to make yet, or no curves)
+  CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate");  // the total has arrived (idle when points ran)
   const std::uint64_t total = *h_total_;
   // 3. a total past the buffer: refused past 2^32 - 1, otherwise the buffer grows and the points
-  //    are made again (the first run, or more points than any run before)
+  //    are made (the first run, or more points than the buffer holds)
   if (total > capacity_) {
     if (total > max_tessellation_points)
       throw input_error("tessellation: " + std::to_string(total) + " points; at most 2^32 - 1 (raise the tolerance "
@@ -154,16 +155,12 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
     {
       CDPKIT_NVTX_SCOPE("bezier::grow points");
       require_device_memory(total * sizeof(vec2), "the tessellation's " + std::to_string(total) + " points");
+      capacity_ = 0;  // (no buffer until the new one is in: a failed allocation leaves none)
       d_points_.reset();
       CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_points_), sizeof(vec2) * total));
       capacity_ = total;
     }
     points(capacity_);
-  } else if (capacity_ == 0 || n == 0) {  // nothing to make: no points, or no curves
-    narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(d_counts_.get(), n,
-                                                                                           capacity_, d_offsets_.get());
-    CDPKIT_CUDA_TRY(cudaGetLastError());
-    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate (no points)");
   }
   stats.points = total;
   points_ = total;

@@ -8,15 +8,16 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <mutex>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace cdpkit {
 
@@ -96,31 +97,35 @@ void poll_until_done(Query query, const char* what, const launch_runtime* runtim
   }
 }
 
-/// One device-wide synchronization asked of device_sync_worker: done once cudaDeviceSynchronize
-/// on `device` returned, with its result in `error`.
+/// One device-wide synchronization asked of a device_sync_worker: done once a cudaDeviceSynchronize
+/// started after the request was queued has returned, with its result in `error`.
 struct device_sync_request {
-  int device = 0;
   std::atomic<bool> done{false};
   cudaError_t error = cudaSuccess;
 };
 
-/// The one thread that runs cudaDeviceSynchronize for wait_for_device, so that a device-wide wait
-/// keeps the watchdog's deadline (the caller polls the request) without starting a thread per
-/// wait: a thread's start, and its first CUDA call, cost tens of microseconds, and far more under
-/// CUPTI, inside every synchronous call's timed window (docs/design.md, "The CUPTI collector").
-/// Started on first use and never stopped (a synchronization stuck on a hung device must not
-/// block the process's exit); requests are served in order, one at a time.
+/// The thread that runs cudaDeviceSynchronize for wait_for_device on one device, so that a
+/// device-wide wait keeps the watchdog's deadline (the caller polls the request) without starting
+/// a thread per wait: a thread's start, and its first CUDA call, cost tens of microseconds, and
+/// far more under CUPTI, inside every synchronous call's timed window (docs/design.md, "The CUPTI
+/// collector"). One per device, started on first use and never stopped (a synchronization stuck
+/// on a hung device must not block the process's exit). Each synchronization answers every
+/// request queued before it started: callers that gave up on a stuck one add no work behind it.
 class device_sync_worker {
  public:
-  static device_sync_worker& instance() {
-    static device_sync_worker* const worker = new device_sync_worker();  // (never destroyed: see above)
+  /// The worker of `device` (created on first use).
+  static device_sync_worker& of(int device) {
+    static std::mutex registry_mutex;
+    static auto* const registry = new std::map<int, device_sync_worker*>();  // (never destroyed: see above)
+    const std::lock_guard<std::mutex> lock(registry_mutex);
+    device_sync_worker*& worker = (*registry)[device];
+    if (worker == nullptr) worker = new device_sync_worker(device);
     return *worker;
   }
 
-  /// Queues a synchronization of `device`; the caller polls the request's `done`.
-  std::shared_ptr<device_sync_request> submit(int device) {
+  /// Queues a synchronization; the caller polls the request's `done`.
+  std::shared_ptr<device_sync_request> submit() {
     auto request = std::make_shared<device_sync_request>();
-    request->device = device;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(request);
@@ -130,32 +135,29 @@ class device_sync_worker {
   }
 
  private:
-  device_sync_worker() { std::thread([this] { serve(); }).detach(); }
+  explicit device_sync_worker(int device) : device_(device) { std::thread([this] { serve(); }).detach(); }
 
   [[noreturn]] void serve() {
-    int current = -1;
+    const cudaError_t set = cudaSetDevice(device_);
     for (;;) {
-      std::shared_ptr<device_sync_request> request;
+      std::vector<std::shared_ptr<device_sync_request>> batch;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         ready_.wait(lock, [this] { return !queue_.empty(); });
-        request = std::move(queue_.front());
-        queue_.pop_front();
+        batch.swap(queue_);
       }
-      cudaError_t e = cudaSuccess;
-      if (request->device != current) {
-        e = cudaSetDevice(request->device);
-        current = e == cudaSuccess ? request->device : -1;
+      const cudaError_t e = set == cudaSuccess ? cudaDeviceSynchronize() : set;
+      for (const auto& request : batch) {
+        request->error = e;
+        request->done.store(true, std::memory_order_release);
       }
-      if (e == cudaSuccess) e = cudaDeviceSynchronize();
-      request->error = e;
-      request->done.store(true, std::memory_order_release);
     }
   }
 
+  int device_;
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::shared_ptr<device_sync_request>> queue_;
+  std::vector<std::shared_ptr<device_sync_request>> queue_;
 };
 
 }  // namespace
@@ -187,7 +189,7 @@ void wait_for_device(const char* what, const launch_runtime* runtime, const char
                      int line) {
   int device = 0;
   CDPKIT_CUDA_TRY(cudaGetDevice(&device));
-  const std::shared_ptr<device_sync_request> request = device_sync_worker::instance().submit(device);
+  const std::shared_ptr<device_sync_request> request = device_sync_worker::of(device).submit();
   poll_until_done(
       [&request] {
         if (!request->done.load(std::memory_order_acquire)) return cudaErrorNotReady;

@@ -108,9 +108,10 @@ __device__ void block_aggregated_agent(block_aggregated_storage& storage, const 
   // 4. cooperative: the block walks the concatenation (every lane of every warp is here; the
   // probe counts each thread's trip count at once, nothing per item)
   warp_probe probe(ctx, sites::l2c_cooperative_items, 0xffffffffu);
-  probe.steps(static_cast<unsigned int>(is_segment_sum_v<ItemOp>
-                                            ? blocked_trip_count(threadIdx.x, total, block_threads, walk_items)
-                                            : strided_trip_count(threadIdx.x, total, block_threads)));
+  const unsigned long long trips = is_segment_sum_v<ItemOp>
+                                       ? blocked_trip_count(threadIdx.x, total, block_threads, walk_items)
+                                       : strided_trip_count(threadIdx.x, total, block_threads);
+  probe.steps(static_cast<unsigned int>(trips < 0xffffffffull ? trips : 0xffffffffull));  // (2^32 near 2^40 items)
   // (32-bit positions where a round's last position cannot wrap: block-uniform choice)
   if (total <= 0xffffffffull - block_threads * walk_items)
     block_walk(storage.excl32, storage.begin, count, block_first, static_cast<std::uint32_t>(total), item_op);

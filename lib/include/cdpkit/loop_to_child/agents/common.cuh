@@ -28,11 +28,12 @@ struct segments_view {
 /// An item operator that sums per segment (a segmented reduction: SpMV's rows, a histogram's
 /// bins). Instead of a call per item, the agents add term(i, j) over the items of segment i that
 /// one thread walks, or that adjacent lanes of one warp hold at once, and hand each partial sum
-/// to combine(i, partial): once per segment where a thread walks it alone, once per run of a
-/// warp's lanes holding it in a cooperative loop or the flat grid (a warp that meets the
+/// to combine(i, partial): once per segment where a thread walks it alone; once per run of a
+/// warp's lanes holding it in warp_aggregated's walk or the flat grid (a warp that meets the
 /// segment again in a later round of its loop makes another call; a full warp whose whole round
-/// lies in one segment makes one), once per warp in a child grid of one segment (each thread
-/// sums sum_child_items terms first), once per run and round in a child grid of a group. A segment's
+/// lies in one segment makes one); once per warp and round in block_aggregated's walk and in a
+/// child grid of a group (sum_blocked_round: each lane sums its consecutive items first); once
+/// per warp in a child grid of one segment (each thread sums sum_child_items terms first). A segment's
 /// partials reach combine in no set order and possibly from several threads at once, so combine
 /// must add them atomically (e.g. atomicAdd into an output zeroed before); an empty segment gets
 /// no call. Term: `__device__ T term(std::uint32_t i, std::uint32_t j) const` with T arithmetic;
@@ -228,8 +229,9 @@ __device__ __forceinline__ void find_segments(const Scan* d_scan, std::uint32_t 
 /// registers; a segment that begins and ends inside the lane's positions goes to combine from
 /// there, and the lanes' trailing runs are summed across the warp by a scan keyed by segment
 /// (keys grow with the lane: equal keys are adjacent), so that each segment's share of the warp's
-/// round reaches combine once (its last lane, or the lane where the next segment begins). Every
-/// lane of the warp calls, with the same count and total.
+/// round reaches combine once (its last lane, or the lane where the next segment begins).
+/// Preconditions: the 32 lanes of a warp call together, with the same count and total; p0 + R - 1
+/// does not wrap in Pos; a position's offset in its segment fits 32 bits.
 template <unsigned int R, class Scan, class Pos, class Start, class ItemOp>
 __device__ __forceinline__ void sum_blocked_round(const ItemOp& op, const Scan* excl, const Start& start,
                                                   std::uint32_t count, std::uint32_t first_segment, Pos p0,
