@@ -147,6 +147,7 @@ class device_sync_worker {
         batch.swap(queue_);
       }
       const cudaError_t e = set == cudaSuccess ? cudaDeviceSynchronize() : set;
+      if (e != cudaSuccess) (void)cudaGetLastError();  // (this thread's record of it; the waiters get e)
       for (const auto& request : batch) {
         request->error = e;
         request->done.store(true, std::memory_order_release);
