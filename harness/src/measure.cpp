@@ -107,9 +107,6 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     m.mismatches = m.timed_mismatches;
   }
   if (collector != nullptr) traced = collector->options().trace;
-  // One more run, traced: its time (events around the enqueue, as the timed runs) and its trace.
-  // `measured` wraps the enqueue and the wait (not the preparation: a range profiler's range
-  // then holds the run's own grids only).
   event_pair ev;
   // One run as every collection run is made: the preparation waited for (a range profiler's range
   // then holds the run's own grids only), the run between two events, waited for. `measured`

@@ -143,7 +143,6 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
     stats.threshold_auto = r.threshold_auto;
   };
   if (capacity_ > 0 && n > 0) points(capacity_);
-  else narrow(capacity_);  // (no points to make yet, or no curves)
   CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate");  // the total has arrived (idle when points ran)
   const std::uint64_t total = *h_total_;
   // 3. a total past the buffer: refused past 2^32 - 1, otherwise the buffer grows and the points
@@ -161,6 +160,9 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
       capacity_ = total;
     }
     points(capacity_);
+  } else if (capacity_ == 0 || n == 0) {  // no points to make (no curves, or none yet): the offsets alone
+    narrow(capacity_);
+    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate (no points)");
   }
   stats.points = total;
   points_ = total;
