@@ -348,6 +348,52 @@ TEST_CASE("power-law lengths past the exact table come from the law's tail, up t
                        cdpkit::input_error);
 }
 
+TEST_CASE("the automatic threshold is the balanced rule over every block's lengths" * CDPKIT_GPU_CASE) {
+  // One pass of 256 blocks adds its histograms; its last block picks. The host builds the same
+  // histograms (segments, warp totals, block totals) and applies the same rule.
+  auto& rt = cdpkit::default_runtime();
+  cdpkit::harness::segment_params p;
+  p.num_segments = 1u << 16;  // power law
+  p.seed = 11;
+  const auto offsets = cdpkit::harness::make_segment_offsets(p);
+  thrust::device_vector<std::uint32_t> d_offsets(offsets.begin(), offsets.end());
+  const cdpkit::segments_view segs{thrust::raw_pointer_cast(d_offsets.data()),
+                                   thrust::raw_pointer_cast(d_offsets.data()) + 1, p.num_segments};
+  const auto bucket = [](std::uint64_t v) {
+    const int b = 63 - __builtin_clzll(v);
+    return std::min(b, cdpkit::trace_limits::log2_buckets - 1);
+  };
+  const auto group_histogram = [&](std::uint32_t group) {
+    std::vector<std::uint64_t> hist(cdpkit::trace_limits::log2_buckets, 0);
+    for (std::uint32_t first = 0; first < p.num_segments; first += group) {
+      std::uint64_t total = 0;
+      for (std::uint32_t i = first; i < std::min(first + group, p.num_segments); ++i)
+        total += offsets[i + 1] - offsets[i];
+      if (total > 0) ++hist[static_cast<std::size_t>(bucket(total))];
+    }
+    return hist;
+  };
+  const auto pre = [] __device__(std::uint32_t) {};
+  const auto item = [] __device__(std::uint32_t) {};
+  using cdpkit::loop_policy;
+  const std::pair<loop_policy, std::uint32_t> cases[] = {{loop_policy::thresholded(), 1u},
+                                                         {loop_policy::warp_aggregated(), 32u},
+                                                         {loop_policy::block_aggregated(), 256u}};
+  for (const auto& [policy, group] : cases) {
+    CAPTURE(std::string(cdpkit::to_string(policy.kind)));
+    const auto hist = group_histogram(group);
+    const auto max_launches = static_cast<std::uint32_t>(policy.cost_model.budget_share *
+                                                          static_cast<double>(rt.pending_budget()));
+    const std::uint32_t expected = cdpkit::balanced_threshold(
+        hist.data(), cdpkit::trace_limits::log2_buckets,
+        policy.cost_model.serial_item_ns / policy.loop_lanes(),
+        policy.cost_model.launch_ns[static_cast<int>(policy.stream)], max_launches);
+    const auto r = cdpkit::for_each_segment(segs, pre, item, policy, rt);
+    REQUIRE(r.threshold.has_value());
+    CHECK(*r.threshold == expected);
+  }
+}
+
 TEST_CASE("for_each_segment returns the threshold it used, traced or not" * CDPKIT_GPU_CASE) {
   auto& rt = cdpkit::default_runtime();
   cdpkit::harness::segment_params p;

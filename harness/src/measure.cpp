@@ -138,7 +138,7 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
   };
   // Runs of each collection (baseline, traced, sampled, measured): several for a short run, whose
   // single time moves up to 4x on the H200 (their median is the time); one for runs of
-  // collection_short_ms and more (the submission is lost in them).
+  // collection_short_ms and more (the submission and the launch-heavy runs' spread are lost in them).
   const int collection_runs = m.time.median_ms < collection_short_ms ? collection_reps : 1;
   if (traced) {
     // The collections' yardstick: untraced runs made as the collection runs are. Against the timed

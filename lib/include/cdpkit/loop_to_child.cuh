@@ -125,14 +125,13 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
       d_picked = picked.data();
     }
     CDPKIT_CUDA_TRY(cudaMemsetAsync(histograms, 0, sizeof(length_histograms), stream));
-    length_histogram_kernel<<<grid, block_threads, 0, stream>>>(segments, histograms);
     const int which = policy.kind == loop_policy_kind::warp_aggregated    ? 1
                       : policy.kind == loop_policy_kind::block_aggregated ? 2
                                                                           : 0;
     const auto max_launches = static_cast<std::uint32_t>(
         policy.cost_model.budget_share * static_cast<double>(runtime.pending_budget()));
-    pick_threshold_kernel<<<1, 32, 0, stream>>>(
-        ctx, histograms, which, policy.cost_model.serial_item_ns / policy.loop_lanes(),
+    pick_threshold_kernel<<<grid, block_threads, 0, stream>>>(
+        ctx, segments, histograms, which, policy.cost_model.serial_item_ns / policy.loop_lanes(),
         policy.cost_model.launch_ns[static_cast<int>(policy.stream)], max_launches, d_picked);
     threshold.d_picked = d_picked;
   }

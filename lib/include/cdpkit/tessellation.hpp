@@ -72,7 +72,7 @@ class device_curves {
 /// (the points' buffer grows as needed). Move-only RAII (defaulted moves).
 class tessellation_engine {
  public:
-  /// Allocates the counts, the offsets (12 bytes per curve), the scan's storage and 8 bytes of
+  /// Allocates the counts and their scan (8 bytes per curve), the scan's storage and 8 bytes of
   /// pinned host memory (the total's read-back), kept across runs. Throws cdpkit::input_error when the device has not enough free memory,
   /// cdpkit::cuda_error on allocation failure.
   explicit tessellation_engine(const device_curves& curves);
@@ -81,9 +81,8 @@ class tessellation_engine {
   /// watchdog). The points go to the buffer the earlier runs sized: a run whose points fit it
   /// makes no host round trip before its points (the total is read back at the end). The first
   /// run reads the total before making its points; a later run whose points outgrow the buffer
-  /// finds out at the end, having run its curves empty on the device, then grows the buffer and
-  /// makes them (a traced run then records that empty pass too: its threshold pick and parent
-  /// grid, no items). Throws cdpkit::input_error for a tolerance, cap or child_block_threads out of
+  /// finds out at the end, having made the points that fit it (curves past it cut short), then
+  /// grows the buffer and makes them all (a traced run then records that first pass too). Throws cdpkit::input_error for a tolerance, cap or child_block_threads out of
   /// range, for more than max_tessellation_points points (raise the tolerance or lower the cap)
   /// and when the points do not fit the device's free memory; cdpkit::cuda_error on CUDA or
   /// device-side errors.
@@ -101,8 +100,7 @@ class tessellation_engine {
 
  private:
   const device_curves* curves_;
-  detail::unique_device_ptr<unsigned long long[]> d_counts_;  ///< size() + 1: counts, then their scan
-  detail::unique_device_ptr<std::uint32_t[]> d_offsets_;      ///< size() + 1
+  detail::unique_device_ptr<unsigned long long[]> d_counts_;  ///< size() + 1: counts, then their scan (the offsets)
   detail::unique_device_ptr<unsigned char[]> d_scan_temp_;    ///< CUB's scan storage, temp_bytes_
   std::size_t temp_bytes_ = 0;
   detail::unique_device_ptr<vec2[]> d_points_;

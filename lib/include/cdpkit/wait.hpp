@@ -49,7 +49,9 @@ void wait_for_event(cudaEvent_t event, const char* what, const launch_runtime* r
 /// run by cdpkit's synchronizing thread of that device (started on first use, kept for the
 /// process) while this thread polls it under the deadline. Same errors as wait_for_stream. After
 /// a timeout that synchronization goes on: later device-wide waits on the device wait behind it
-/// (one synchronization then answers them all).
+/// (one synchronization then answers them all). For 1 ms after each synchronization that thread
+/// looks for the next request, yielding its core, before it sleeps (a burst of synchronous calls
+/// then pays no thread wake-up each).
 void wait_for_device(const char* what, const launch_runtime* runtime, const char* file, int line);
 
 }  // namespace cdpkit

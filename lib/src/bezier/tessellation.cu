@@ -1,7 +1,7 @@
 // Bézier tessellation on the GPU (cdpkit/tessellation.hpp): the curves' point counts, their scan
-// (CUB, 64-bit, in place, in storage the engine keeps; narrowed on the device where the total fits
-// the points' buffer), then every curve's points as a loop-to-child segment; the total is read back
-// at the end, and only a run whose points outgrew the buffer makes them again after growing it.
+// (CUB, 64-bit, in place, in storage the engine keeps), then every curve's points as a loop-to-child
+// segment read from the scan clamped to the points' buffer; the total is read back, and only a run
+// whose points outgrew the buffer makes them again after growing it.
 
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/detail/enum_names.hpp>
@@ -32,22 +32,30 @@ __global__ void count_points_kernel(const bezier_curve* curves, std::uint32_t n,
   else if (i == n) counts[n] = 0;
 }
 
-/// offsets[i] = scan[i] (i <= n) where the total scan[n] is at most `capacity` (< 2^32); otherwise
-/// every offset 0: every curve empty, no point written past the buffer.
-__global__ void narrow_offsets_kernel(const unsigned long long* scan, std::uint32_t n, std::uint64_t capacity,
-                                      std::uint32_t* offsets) {
-  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (i <= n) offsets[i] = scan[n] <= capacity ? static_cast<std::uint32_t>(scan[i]) : 0u;
-}
+/// The curves as segments, read from the counts' 64-bit exclusive scan clamped to the points'
+/// buffer: curve i's points are items [scan[i], scan[i + 1]) where they fit `capacity` (< 2^32),
+/// cut short or empty where they do not (no point is written past the buffer; the run that finds
+/// its total past the buffer makes them again after growing it). No kernel narrows the offsets.
+struct clamped_curves {
+  const unsigned long long* scan;
+  std::uint32_t num_segments;
+  std::uint32_t capacity;
+  __device__ std::uint32_t begin(std::uint32_t i) const {
+    return static_cast<std::uint32_t>(min(scan[i], static_cast<unsigned long long>(capacity)));
+  }
+  __device__ std::uint32_t end(std::uint32_t i) const { return begin(i + 1); }
+};
 
-/// Item (i, j): point j - offsets[i] of curve i.
+/// Item (i, j): point j - scan[i] of curve i's scan[i + 1] - scan[i] (j lies inside the buffer,
+/// hence inside the curve's points, which begin at or before it).
 struct point_op {
   const bezier_curve* curves;
-  const std::uint32_t* offsets;
+  const unsigned long long* scan;
   vec2* points;
   __device__ void operator()(std::uint32_t i, std::uint32_t j) const {
-    const std::uint32_t begin = offsets[i];
-    points[j] = evaluate(curves[i], tessellation_parameter(j - begin, offsets[i + 1] - begin));
+    const unsigned long long begin = scan[i];
+    points[j] = evaluate(curves[i], tessellation_parameter(static_cast<std::uint32_t>(j - begin),
+                                                           static_cast<std::uint32_t>(scan[i + 1] - begin)));
   }
 };
 
@@ -84,9 +92,8 @@ device_curves::device_curves(const curve_set& set) {
 
 tessellation_engine::tessellation_engine(const device_curves& curves) : curves_(&curves) {
   const std::uint64_t entries = std::uint64_t{curves.size()} + 1;
-  require_device_memory(entries * 12 + 64, "tessellation_engine (" + std::to_string(curves.size()) + " curves)");
+  require_device_memory(entries * 8 + 64, "tessellation_engine (" + std::to_string(curves.size()) + " curves)");
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_counts_), sizeof(unsigned long long) * entries));
-  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(d_offsets_), sizeof(std::uint32_t) * entries));
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(h_total_), sizeof(unsigned long long)));
   // the scan's temporary storage, kept: a run makes no allocation of its own but the points'
   std::size_t temp_bytes = 0;
@@ -125,20 +132,12 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_total_.get(), d_counts_.get() + n, sizeof(unsigned long long),
                                     cudaMemcpyDeviceToHost, stream));
   }
-  // 2. the points, a curve a segment, into the buffer as it is: narrowed offsets where the total
-  //    fits it, empty curves where it does not (then 3.)
-  const auto narrow = [&](std::uint64_t capacity) {
-    narrow_offsets_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(d_counts_.get(), n,
-                                                                                           capacity, d_offsets_.get());
-    CDPKIT_CUDA_TRY(cudaGetLastError());
-  };
+  // 2. the points, a curve a segment, into the buffer as it is (curves past it cut short: then 3.)
   const auto points = [&](std::uint64_t capacity) {
-    narrow(capacity);
-    const segments_view segments{d_offsets_.get(), d_offsets_.get() + 1, n};
-    const segment_result r =
-        for_each_segment(segments, loop_to_child::no_pre_op{},
-                         point_op{curves_->d_curves(), d_offsets_.get(), d_points_.get()}, options.policy(), runtime,
-                         stream);
+    const clamped_curves segments{d_counts_.get(), n, static_cast<std::uint32_t>(capacity)};
+    const segment_result r = for_each_segment(segments, loop_to_child::no_pre_op{},
+                                              point_op{curves_->d_curves(), d_counts_.get(), d_points_.get()},
+                                              options.policy(), runtime, stream);
     stats.threshold = r.threshold;
     stats.threshold_auto = r.threshold_auto;
   };
@@ -160,9 +159,6 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
       capacity_ = total;
     }
     points(capacity_);
-  } else if (capacity_ == 0 || n == 0) {  // no points to make (no curves, or none yet): the offsets alone
-    narrow(capacity_);
-    CDPKIT_WAIT_STREAM(stream, runtime, "bezier::tessellate (no points)");
   }
   stats.points = total;
   points_ = total;
@@ -184,8 +180,11 @@ std::vector<std::uint32_t> tessellation_engine::offsets() const {
   std::vector<std::uint32_t> out;
   if (!ran_) return out;
   wait_for_device("tessellation_engine::offsets", nullptr, __FILE__, __LINE__);
-  out.resize(std::size_t{curves_->size()} + 1);
-  CDPKIT_CUDA_TRY(cudaMemcpy(out.data(), d_offsets_.get(), sizeof(std::uint32_t) * out.size(), cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> scan(std::size_t{curves_->size()} + 1);
+  CDPKIT_CUDA_TRY(cudaMemcpy(scan.data(), d_counts_.get(), sizeof(unsigned long long) * scan.size(),
+                             cudaMemcpyDeviceToHost));
+  // (a run that returned made at most max_tessellation_points < 2^32 points: every offset fits)
+  out.assign(scan.begin(), scan.end());
   return out;
 }
 

@@ -157,6 +157,9 @@ struct limit_lease {
   }
 };
 
+/// Where the completion slots begin in the books' block (after the state, 256-byte aligned).
+inline constexpr std::size_t books_slots_at = (sizeof(launch_state) + 255) / 256 * 256;
+
 /// Everything a runtime owns on the device and the host, each in an owning pointer
 /// (cdpkit/detail/unique_device_ptr.hpp): freed when the runtime goes, except after a watchdog
 /// timeout, when frees would block on the stuck work and the memory is left to the process exit.
@@ -171,12 +174,16 @@ struct runtime_storage {
   // The watchdog's window on the state: a non-blocking stream and pinned host copies.
   unique_pinned_ptr<trace_totals> h_totals;
   unique_pinned_ptr<site_counters[]> h_sites;
-  unique_pinned_ptr<std::uint32_t[]> h_slots;
   unique_pinned_ptr<launch_state> h_state;
+  // check_device_errors' copy of the books (state, then slots, laid out as in d_books): pinned,
+  // read back in one copy.
+  unique_pinned_ptr<unsigned char[]> h_books;
   unique_stream diag_stream;
-  // The device state.
-  unique_device_ptr<launch_state> d_state;
-  unique_device_ptr<std::uint32_t[]> d_slots;
+  // The device state. The books are one block: the state, then (at books_slots_at) the
+  // completion slots.
+  unique_device_ptr<unsigned char[]> d_books;
+  launch_state* d_state = nullptr;
+  std::uint32_t* d_slots = nullptr;
   unique_device_ptr<std::uint32_t[]> d_slot_owner;
   unique_device_ptr<site_counters[]> d_sites;
   unique_device_ptr<unsigned long long[]> d_single_steps;
@@ -257,8 +264,10 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
 
   detail::runtime_storage& st = *storage;
   const auto slots = static_cast<std::size_t>(pending_budget_);
-  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_state), sizeof(launch_state)));
-  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slots), sizeof(std::uint32_t) * slots));
+  const std::size_t books_bytes = detail::books_slots_at + sizeof(std::uint32_t) * slots;
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_books), books_bytes));
+  st.d_state = reinterpret_cast<launch_state*>(st.d_books.get());
+  st.d_slots = reinterpret_cast<std::uint32_t*>(st.d_books.get() + detail::books_slots_at);
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_slot_owner), sizeof(std::uint32_t) * slots));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_sites), sizeof(site_counters) * trace_limits::max_sites));
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(st.d_single_steps), sizeof(unsigned long long) * single_step_entries));
@@ -273,7 +282,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
     st.diag_stream.reset(diag);
   }
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_state), sizeof(launch_state)));
-  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_slots), sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_books), books_bytes));
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_sites), sizeof(site_counters) * trace_limits::max_sites));
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_totals), sizeof(trace_totals)));
   CDPKIT_CUDA_TRY(cudaHostAlloc(detail::out_ptr(st.h_mirror), sizeof(launch_mirror), cudaHostAllocMapped));
@@ -297,7 +306,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.serialize_warp_launches = config.serialize_warp_launches ? 1u : 0u;
   static_assert(trace_limits::max_sites <= 64, "launch_config::refused_sites holds one bit per site");
   h.refused_sites = config.refused_sites;
-  h.slots = st.d_slots.get();
+  h.slots = st.d_slots;
   h.slot_owner = st.d_slot_owner.get();  // written at each launch before use
   h.sites = st.d_sites.get();
   h.single_steps = st.d_single_steps.get();
@@ -307,8 +316,8 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.launches = 0;
   h.mirror = d_mirror;
   h.mirror_slots = d_mirror_slots;
-  CDPKIT_CUDA_TRY(cudaMemcpy(st.d_state.get(), &h, sizeof(h), cudaMemcpyHostToDevice));
-  CDPKIT_CUDA_TRY(cudaMemset(st.d_slots.get(), 0, sizeof(std::uint32_t) * slots));
+  CDPKIT_CUDA_TRY(cudaMemcpy(st.d_state, &h, sizeof(h), cudaMemcpyHostToDevice));
+  CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
   storage_ = std::move(storage);
   reset_trace();
 }
@@ -348,7 +357,7 @@ launch_runtime::launch_runtime(launch_runtime&& other) noexcept = default;
 launch_runtime& launch_runtime::operator=(launch_runtime&& other) noexcept = default;
 
 launch_context launch_runtime::root_context() const noexcept {
-  return launch_context{storage_ ? storage_->d_state.get() : nullptr, no_record, no_slot, 0, sites::root,
+  return launch_context{storage_ ? storage_->d_state : nullptr, no_record, no_slot, 0, sites::root,
                         static_cast<std::uint8_t>(tracing_ ? 1 : 0), {0, 0, 0}};
 }
 
@@ -370,14 +379,17 @@ void launch_runtime::reset_trace() {
 void launch_runtime::check_device_errors(const char* file, int line) {
   wait_for_device("launch_runtime::check_device_errors", this, file, line);
   detail::runtime_storage& st = *storage_;
-  launch_state h{};
-  CDPKIT_CUDA_TRY(cudaMemcpy(&h, st.d_state.get(), sizeof(h), cudaMemcpyDeviceToHost));
   const auto slots = static_cast<std::size_t>(pending_budget_);
-  CDPKIT_CUDA_TRY(cudaMemcpy(st.h_slots.get(), st.d_slots.get(), sizeof(std::uint32_t) * slots,
+  // the state and the slots in one copy (each host API call costs more under CUPTI, inside every
+  // synchronous call's timed window)
+  CDPKIT_CUDA_TRY(cudaMemcpy(st.h_books.get(), st.d_books.get(), detail::books_slots_at + sizeof(std::uint32_t) * slots,
                              cudaMemcpyDeviceToHost));
+  launch_state h{};
+  std::memcpy(&h, st.h_books.get(), sizeof(h));
+  const std::uint32_t* const h_slots = reinterpret_cast<const std::uint32_t*>(st.h_books.get() + detail::books_slots_at);
   std::size_t occupied = 0, first_occupied = 0;
   for (std::size_t k = slots; k-- > 0;)
-    if (st.h_slots[k] != 0) {
+    if (h_slots[k] != 0) {
       ++occupied;
       first_occupied = k;
     }
@@ -386,7 +398,7 @@ void launch_runtime::check_device_errors(const char* file, int line) {
     // Clear everything first, so that the next run starts from balanced books either way.
     CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->error_flags, 0, sizeof(std::uint32_t)));
     CDPKIT_CUDA_TRY(cudaMemset(&st.d_state->pending, 0, sizeof(int)));
-    CDPKIT_CUDA_TRY(cudaMemset(st.d_slots.get(), 0, sizeof(std::uint32_t) * slots));
+    CDPKIT_CUDA_TRY(cudaMemset(st.d_slots, 0, sizeof(std::uint32_t) * slots));
     std::memset(st.h_mirror_slots.get(), 0, sizeof(std::uint32_t) * slots);
     st.h_mirror->pending = 0;
     std::string what;
@@ -398,7 +410,7 @@ void launch_runtime::check_device_errors(const char* file, int line) {
               " completion slots were occupied";
       if (occupied > 0)
         what += " (slot " + std::to_string(first_occupied) + " waits for " +
-                std::to_string(st.h_slots[first_occupied]) +
+                std::to_string(h_slots[first_occupied]) +
                 " units: its blocks and the grids it launched)";
       what += ": a child grid did not run to completion or a launch was miscounted; both were"
               " cleared";
@@ -502,7 +514,7 @@ std::string launch_runtime::diagnose() const noexcept {
     out += ". ";
 
     // 2. The device's own counters, over a separate stream, if the device answers.
-    bool ok = cudaMemcpyAsync(st.h_state.get(), st.d_state.get(), sizeof(launch_state),
+    bool ok = cudaMemcpyAsync(st.h_state.get(), st.d_state, sizeof(launch_state),
                               cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
     ok = ok && cudaMemcpyAsync(st.h_sites.get(), st.d_sites.get(),
                                sizeof(site_counters) * trace_limits::max_sites,

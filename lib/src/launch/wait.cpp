@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -129,6 +130,7 @@ class device_sync_worker {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(request);
+      queued_.store(true, std::memory_order_release);
     }
     ready_.notify_one();
     return request;
@@ -140,11 +142,18 @@ class device_sync_worker {
   [[noreturn]] void serve() {
     const cudaError_t set = cudaSetDevice(device_);
     for (;;) {
+      // Requests come in bursts (a synchronous call's check, the next call's, a snapshot): for a
+      // while after each synchronization the thread looks for the next one, yielding, before it
+      // sleeps; waking a sleeping thread costs tens of microseconds inside the caller's wait.
+      const auto look_until = std::chrono::steady_clock::now() + look_for_next;
+      while (!queued_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < look_until)
+        std::this_thread::yield();
       std::vector<std::shared_ptr<device_sync_request>> batch;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         ready_.wait(lock, [this] { return !queue_.empty(); });
         batch.swap(queue_);
+        queued_.store(false, std::memory_order_relaxed);
       }
       const cudaError_t e = set == cudaSuccess ? cudaDeviceSynchronize() : set;
       if (e != cudaSuccess) (void)cudaGetLastError();  // (this thread's record of it; the waiters get e)
@@ -155,7 +164,11 @@ class device_sync_worker {
     }
   }
 
+  /// How long the thread looks for the next request after a synchronization before it sleeps.
+  static constexpr std::chrono::microseconds look_for_next{1000};
+
   int device_;
+  std::atomic<bool> queued_{false};  ///< queue_ is not empty (read without the lock)
   std::mutex mutex_;
   std::condition_variable ready_;
   std::vector<std::shared_ptr<device_sync_request>> queue_;

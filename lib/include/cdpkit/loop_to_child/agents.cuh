@@ -19,7 +19,8 @@
 //   agents/flat_balanced.cuh     flat_prepare_agent,     no CDP: lengths, scan, one balanced
 //                                flat_items_agent        grid over all items
 //   agents/threshold_picker.cuh  length_histogram_agent, the automatic threshold, on the device
-//                                pick_threshold_agent
+//                                pick_threshold_agent,   (one pass; its last block picks)
+//                                length_histogram_pick_agent
 //   agents/common.cuh            segments_view, segment_sum, block_threads, call_item,
 //                                call_items, load_segment, find_segment, the child grids' bodies
 //

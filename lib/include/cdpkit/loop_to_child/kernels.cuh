@@ -17,16 +17,12 @@ inline constexpr int block_aggregated_min_blocks = 5;
 
 template <class Segments>
 __global__ void __launch_bounds__(block_threads)
-    length_histogram_kernel(Segments s, length_histograms* d_hist) {
+    pick_threshold_kernel(launch_context ctx, Segments s, length_histograms* d_hist, int which,
+                          double item_ns, double launch_ns, unsigned long long max_launches,
+                          std::uint32_t* d_threshold) {
   __shared__ length_histogram_storage storage;
-  length_histogram_agent(storage, s, d_hist);
-}
-
-template <int Unused = 0>
-__global__ void pick_threshold_kernel(launch_context ctx, const length_histograms* d_hist,
-                                      int which, double item_ns, double launch_ns,
-                                      unsigned long long max_launches, std::uint32_t* d_threshold) {
-  pick_threshold_agent(ctx, d_hist, which, item_ns, launch_ns, max_launches, d_threshold);
+  length_histogram_pick_agent(storage, s, d_hist, ctx, which, item_ns, launch_ns, max_launches,
+                              d_threshold);
 }
 
 template <class Segments, class PreOp, class ItemOp>

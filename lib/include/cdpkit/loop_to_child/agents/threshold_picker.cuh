@@ -2,9 +2,10 @@
 // cdpkit/loop_to_child/agents/threshold_picker.cuh — the automatic threshold, picked on the
 // device before the run (no host round trip):
 // 1. one pass over the segments: log2 histograms of segment lengths, warp totals, block totals;
-// 2. one thread picks T by the balanced rule (threshold_rule.hpp) within the budget share, writes
-//    it where the run's agents read it (threshold_arg) and records it in the trace
-//    (record_auto_threshold).
+// 2. one thread of the pass's last block picks T by the balanced rule (threshold_rule.hpp) within
+//    the budget share, writes it where the run's agents read it (threshold_arg) and records it in
+//    the trace (record_auto_threshold). One kernel: a launch fewer on the host (each costs more
+//    under CUPTI, inside the run's timed window).
 
 #include <cdpkit/loop_to_child/agents/common.cuh>
 #include <cdpkit/loop_to_child/threshold_rule.hpp>
@@ -15,6 +16,7 @@ namespace cdpkit::loop_to_child {
 /// bucket b.
 struct length_histograms {
   unsigned int counts[3][trace_limits::log2_buckets];
+  unsigned int blocks_done;  ///< blocks of the pass that have added theirs (the last one picks)
 };
 
 /// The log2 bucket of a 64-bit total, the last bucket holding everything from 2^32 on.
@@ -66,18 +68,42 @@ __device__ void length_histogram_agent(length_histogram_storage& storage, const 
   }
 }
 
-/// Thread 0 of block 0 picks T from d_hist->counts[which] by balanced_threshold, writes it to
-/// *d_threshold and records it (record_auto_threshold). Other threads return.
+/// The calling thread picks T from d_hist->counts[which] by balanced_threshold, writes it to
+/// *d_threshold and records it (record_auto_threshold). The counts are read from L2 (other
+/// blocks' atomics). Precondition: one thread calls it, after every block's additions are visible
+/// (see length_histogram_pick_agent).
 __device__ inline void pick_threshold_agent(const launch_context& ctx,
                                             const length_histograms* d_hist, int which,
                                             double item_ns, double launch_ns,
                                             unsigned long long max_launches,
                                             std::uint32_t* d_threshold) {
-  if (threadIdx.x != 0 || blockIdx.x != 0) return;
-  const std::uint32_t t = balanced_threshold(d_hist->counts[which], trace_limits::log2_buckets,
-                                             item_ns, launch_ns, max_launches);
+  unsigned int counts[trace_limits::log2_buckets];
+  for (int b = 0; b < trace_limits::log2_buckets; ++b) counts[b] = __ldcg(&d_hist->counts[which][b]);
+  const std::uint32_t t =
+      balanced_threshold(counts, trace_limits::log2_buckets, item_ns, launch_ns, max_launches);
   *d_threshold = t;
   record_auto_threshold(ctx, t);
+}
+
+/// length_histogram_agent, then thread 0 of the last block to finish picks T
+/// (pick_threshold_agent). Preconditions: those of length_histogram_agent; *d_hist zeroed before
+/// the first block, blocks_done included.
+template <class Segments>
+__device__ void length_histogram_pick_agent(length_histogram_storage& storage, const Segments& s,
+                                            length_histograms* d_hist, const launch_context& ctx,
+                                            int which, double item_ns, double launch_ns,
+                                            unsigned long long max_launches,
+                                            std::uint32_t* d_threshold) {
+  __shared__ bool last;
+  length_histogram_agent(storage, s, d_hist);
+  __threadfence();  // this thread's additions are visible device-wide before its block counts itself
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&d_hist->blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();  // every other block's additions, counted before its ticket, are seen after ours
+    pick_threshold_agent(ctx, d_hist, which, item_ns, launch_ns, max_launches, d_threshold);
+  }
 }
 
 /// A threshold given on the host, or one picked on the device before the kernel (pointer set).
