@@ -16,6 +16,7 @@
 #include <cdpkit/profiling/pm_sampler.hpp>
 
 #include <cuda_runtime.h>
+#include <cupti_activity.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -268,5 +269,66 @@ TEST_CASE("the range profiler and PM sampling take turns in one collector, and r
   CHECK(second->hardware.value("sm__ctas_launched.sum") == 264.0);
   CHECK_FALSE(timeline->samples.empty());
   CHECK(c.notes().empty());
+  CDPKIT_CUDA_TRY(cudaFree(d));
+}
+
+TEST_CASE("a measured run after a warm-up range counts its own CTAs and host kernels only" * CDPKIT_GPU_CASE) {
+  const cdpkit_test::cupti_lock lock;
+  int* d = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d, sizeof(int)));
+  prof::collector c(prof::parse_collect("metrics"), /*quiet=*/true);
+  const auto work = [&] {
+    spin_kernel<<<264, 128>>>(d, 200000);
+    CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  };
+  int warm_ups = 0;
+  const auto warm_up = [&] {  // other work, other CTAs: none of them may reach the measured range
+    ++warm_ups;
+    spin_kernel<<<100, 128>>>(d, 200000);
+    spin_kernel<<<7, 128>>>(d, 200000);
+    CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  };
+  work();  // (the process's first launches run 4 CTAs more: not in a range)
+  const auto m = c.measure("after warm-up", work, warm_up);
+  const std::string first_note = c.notes().empty() ? std::string() : c.notes().front();
+  INFO(first_note);
+  REQUIRE(m.has_value());
+  CHECK(warm_ups == 1);
+  CHECK(m->hardware.range == "after warm-up");
+  CHECK(m->hardware.value("sm__ctas_launched.sum") == 264.0);
+  std::uint64_t host_blocks = 0;
+  for (const auto& k : m->host.kernels) host_blocks += k.blocks;
+  CHECK(host_blocks == 264u);
+  CHECK(c.notes().empty());
+  CDPKIT_CUDA_TRY(cudaFree(d));
+}
+
+TEST_CASE("a sampled run after a warm-up keeps its own samples and host kernels only" * CDPKIT_GPU_CASE) {
+  const cdpkit_test::cupti_lock lock;
+  int* d = nullptr;
+  CDPKIT_CUDA_TRY(cudaMalloc(&d, sizeof(int)));
+  prof::collector c(prof::parse_collect("timeline"), /*quiet=*/true);
+  const auto work = [&] {
+    spin_kernel<<<264, 128>>>(d, 200000);
+    CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  };
+  std::uint64_t warm_up_end = 0;
+  const auto warm_up = [&] {  // several sampling intervals of other work
+    spin_kernel<<<100, 128>>>(d, 2000000);
+    CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+    REQUIRE(cuptiGetTimestamp(&warm_up_end) == CUPTI_SUCCESS);
+  };
+  work();
+  cdpkit::profiling::host_activity_log host;
+  const auto t = c.sample(work, &host, warm_up);
+  const std::string first_note = c.notes().empty() ? std::string() : c.notes().front();
+  INFO(first_note);
+  REQUIRE(t.has_value());
+  REQUIRE(warm_up_end != 0);
+  REQUIRE_FALSE(t->samples.empty());
+  CHECK(t->samples.front().end_ns > warm_up_end);  // none of the warm-up's samples is left
+  std::uint64_t host_blocks = 0;
+  for (const auto& k : host.kernels) host_blocks += k.blocks;
+  CHECK(host_blocks == 264u);
   CDPKIT_CUDA_TRY(cudaFree(d));
 }

@@ -173,6 +173,19 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     double ms = 0;
     (void)traced_run("measure: warm-up run (CUPTI)", ms, {});
   }
+  // A CUPTI run's warm-up: the same run first, inside the same profiling session (the first
+  // operations of a range-profiling or PM-sampling session run late: docs/design.md, "The CUPTI
+  // collector"), then the preparation again; the trace is reset after it, so that it holds the
+  // collected run's launches only.
+  const auto warm_up = [&](const std::function<void()>& run) {
+    return [&, run] {
+      run();
+      CDPKIT_CHECK_DEVICE_ERRORS(runtime);
+      runtime.reset_trace();
+      if (prepare) prepare(stream);
+      wait_for_stream(stream, "measure: the collected run's preparation", &runtime, __FILE__, __LINE__);
+    };
+  };
   // The runs of one CUPTI collection (sampled or measured), each inside `measured`: the median of
   // their times, and in `snapshot` the last one's trace; unset when `collected()` says CUPTI did
   // not collect (after one run: once is enough).
@@ -202,7 +215,7 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
                 device_ns = runtime.read_device_clock(stream);  // the two clocks, side by side
                 run();
               },
-              &host);
+              &host, warm_up(run));
         },
         [&] { return timeline.has_value(); }, snapshot);
     if (ms) {
@@ -220,7 +233,7 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     std::optional<profiling::measured_range> range;
     const auto ms = cupti_runs(
         "measure: measured run",
-        [&](const std::function<void()>& run) { range = cupti->measure(name.empty() ? "run" : name, run); },
+        [&](const std::function<void()>& run) { range = cupti->measure(name.empty() ? "run" : name, run, warm_up(run)); },
         [&] { return range.has_value(); }, snapshot);
     if (ms) {
       profiling::child_counts children;

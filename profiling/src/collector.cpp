@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cupti_support.hpp"
+#include <cupti_activity.h>
 
 #include <algorithm>
 #include <cmath>
@@ -143,9 +144,14 @@ void collector::note(const std::string& part, const std::string& why) {
 
 schema::collector_profile collector::profile() const { return {collect_parts(options_), notes_}; }
 
-std::optional<measured_range> collector::measure(const std::string& name, const std::function<void()>& work) {
-  if (!metrics_) {
+std::optional<measured_range> collector::measure(const std::string& name, const std::function<void()>& work,
+                                                 const std::function<void()>& warm_up) {
+  const auto unmeasured = [&] {
+    if (warm_up) warm_up();
     work();
+  };
+  if (!metrics_) {
+    unmeasured();
     return std::nullopt;
   }
   // a fresh name per range: CUPTI merges the ranges of one name
@@ -157,32 +163,36 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
   CDPKIT_NVTX_SCOPE("collector::measure");
   // set up and taken down per range: the PM sampler cannot start while a range profiler is
   // enabled (CUPTI_ERROR_HARDWARE_BUSY on the H200)
-  range_profiler rp(options_.range_metrics, 1);
+  range_profiler rp(options_.range_metrics, warm_up ? 2 : 1);
   if (!rp.available()) {
     note("metrics", rp.unavailable_reason());
-    work();
+    unmeasured();
     return std::nullopt;
   }
   if (rp.passes() != 1) {
     note("metrics", "the metrics need " + std::to_string(rp.passes()) +
                         " passes; the collector measures one-pass metric sets (a measured run is not "
                         "repeated inside its range)");
-    work();
+    unmeasured();
     return std::nullopt;
   }
   host_activity own;
   host_activity* activity = open_activity(own, "metrics");
   if (activity == nullptr) {
-    work();
+    unmeasured();
     return std::nullopt;
   }
   detail::first_operation_absorber absorber;
   bool absorbed = false;
   try {
-    rp.measure(range, [&] {
-      absorbed = absorber.absorb();
-      work();
-    });
+    rp.measure(
+        range,
+        [&] {
+          if (warm_up) (void)activity->take();  // the warm-up's records are not this run's
+          absorbed = absorber.absorb();
+          work();
+        },
+        warm_up);
   } catch (...) {
     (void)close_activity(*activity, own);
     throw;
@@ -202,27 +212,44 @@ std::optional<measured_range> collector::measure(const std::string& name, const 
   }
   out.hardware.range = range;
   out.hardware.passes = rp.passes();
-  for (const auto& v : results.front().values)
+  // the measured range (after a warm-up range, when there is one)
+  const auto measured = std::find_if(results.begin(), results.end(), [&](const range_metrics& r) { return r.name == range; });
+  if (measured == results.end()) {
+    note("metrics", "CUPTI returned no range named '" + range + "'");
+    return std::nullopt;
+  }
+  for (const auto& v : measured->values)
     if (std::isfinite(v.value)) out.hardware.metrics.emplace_back(v.metric, v.value);
   return out;
 }
 
 std::optional<schema::timeline_profile> collector::sample(const std::function<void()>& work,
-                                                          host_activity_log* host) {
-  if (!timeline_) {
+                                                          host_activity_log* host,
+                                                          const std::function<void()>& warm_up) {
+  const auto unsampled = [&] {
+    if (warm_up) warm_up();
     work();
+  };
+  if (!timeline_) {
+    unsampled();
     return std::nullopt;
   }
   CDPKIT_NVTX_SCOPE("collector::sample");
   pm_sampler pm(default_pm_metrics(), options_.interval_ns);
   if (!pm.available()) {
     note("timeline", pm.unavailable_reason());
-    work();
+    unsampled();
     return std::nullopt;
   }
   host_activity own;
   detail::first_operation_absorber absorber;
+  std::uint64_t sampled_from = 0;  // CUPTI's clock after the warm-up (0: none, or no clock)
   pm_timeline t = pm.sample([&] {
+    if (warm_up) {
+      warm_up();
+      std::uint64_t now = 0;
+      if (cuptiGetTimestamp(&now) == CUPTI_SUCCESS) sampled_from = now;
+    }
     (void)absorber.absorb();  // before the log opens: not in it
     host_activity* activity = host != nullptr ? open_activity(own, "timeline") : nullptr;
     if (activity == nullptr) {
@@ -245,6 +272,11 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
   if (!pm.available()) {
     note("timeline", pm.unavailable_reason());
     return std::nullopt;
+  }
+  if (sampled_from != 0) {  // the warm-up's samples (those over before the work began) go
+    const auto first = std::find_if(t.samples.begin(), t.samples.end(),
+                                    [&](const pm_sample& s) { return s.end_ns > sampled_from; });
+    t.samples.erase(t.samples.begin(), first);
   }
   return timeline_profile_of(std::move(t));
 }

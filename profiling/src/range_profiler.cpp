@@ -174,10 +174,18 @@ const std::string& range_profiler::unavailable_reason() const noexcept {
 std::size_t range_profiler::passes() const noexcept { return available() ? impl_->passes : 0; }
 
 void range_profiler::measure(const std::string& name, const std::function<void()>& work) {
-  if (!available() || impl_->ranges >= impl_->max_ranges) {
+  measure(name, work, {});
+}
+
+void range_profiler::measure(const std::string& name, const std::function<void()>& work,
+                             const std::function<void()>& warm_up) {
+  const std::size_t needed = warm_up ? 2 : 1;
+  if (!available() || impl_->ranges + needed > impl_->max_ranges) {
+    if (warm_up) warm_up();
     work();
     return;
   }
+  const std::string warm_up_range = warm_up_name(name);
   impl& s = *impl_;
   const auto pop_range = [&] {
     auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
@@ -203,28 +211,36 @@ void range_profiler::measure(const std::string& name, const std::function<void()
             check(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
           },
           [] {});
-      auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-      push.pRangeProfilerObject = s.profiler;
-      push.pRangeName = name.c_str();
-      check(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-      try {
+      // one range: push, run, pop (an exception from the run closes the range, gives the session
+      // up, then goes through to the caller)
+      const auto in_range = [&](const std::string& range, const std::function<void()>& f) {
+        auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+        push.pRangeProfilerObject = s.profiler;
+        push.pRangeName = range.c_str();
+        check(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+        try {
+          f();
+        } catch (...) {
+          bool ignored = false;
+          (void)pop_range();
+          (void)stop_session(ignored);
+          s.fail("range_profiler: the work of range '" + range + "' threw: the range was abandoned");
+          throw;
+        }
+        check(pop_range(), "cuptiRangeProfilerPopRange");
+      };
+      if (warm_up) in_range(warm_up_range, warm_up);
+      in_range(name, [&] {
         work();
         ran = true;
-      } catch (...) {  // close the range, give the session up, then let the caller's exception through
-        bool ignored = false;
-        (void)pop_range();
-        (void)stop_session(ignored);
-        s.fail("range_profiler: the work of range '" + name + "' threw: the range was abandoned");
-        throw;
-      }
-      check(pop_range(), "cuptiRangeProfilerPopRange");
+      });
       check(stop_session(all_submitted), "cuptiRangeProfilerStop");
     }
     if (!all_submitted) throw cupti_failure("CUPTI: the passes of range '" + name + "' were not all submitted");
     auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     decode.pRangeProfilerObject = s.profiler;
     check(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
-    ++s.ranges;
+    s.ranges += needed;
   } catch (const cupti_failure& e) {
     s.fail(e.what());
   }

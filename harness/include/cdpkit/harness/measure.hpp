@@ -84,7 +84,11 @@ inline constexpr double collection_short_ms = 50.0;
 /// child windows are of one run), moved onto CUPTI's clock by the offset measured in that run
 /// (launch_runtime::read_device_clock; timeline_profile::clock_offset_ns); with metrics, one
 /// more traced run (as many as the sampled) inside a range named `name`, whose trace gives the
-/// CTA accounting. Every run's output is checked; each collection's median time is kept.
+/// CTA accounting. Each sampled or measured run is preceded, inside the same PM-sampling or
+/// range-profiling session, by a warm-up: the same run, then the trace reset and the preparation
+/// again (its samples, counters and host activity left out; the first operations of such a
+/// session run late on the H200). Every run's output is checked; each collection's median time
+/// is kept.
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,

@@ -139,15 +139,24 @@ class collector {
   /// the collector's own, left out of the host log: with the activity API on, the first
   /// operation of a range ran up to 1 ms late on the H200, and that is not the work's.
   /// Exceptions from `work` propagate.
-  std::optional<measured_range> measure(const std::string& name, const std::function<void()>& work);
+  /// With `warm_up` (which must synchronize the device and leave the work ready to run again),
+  /// it runs first in a range of its own in the same range-profiling session (its counters and
+  /// host activity left out): the session's first operations run late on the H200, and the warm-up
+  /// takes that out of the measured run (range_profiler::measure).
+  std::optional<measured_range> measure(const std::string& name, const std::function<void()>& work,
+                                        const std::function<void()>& warm_up = {});
 
   /// Run `work` with PM sampling on. Unset when the timeline is off or unavailable (the work then
   /// runs once all the same). The first sample, which CUPTI opens at enable time and which spans
   /// the set-up, is left out when it is longer than 4 intervals.
   /// With `host`, the host activity of the sampled run is recorded into it (timed kernels, on
   /// the samples' clock). Values CUPTI gives as NaN or infinite are written as 0.
+  /// With `warm_up` (which must synchronize the device and leave the work ready to run again),
+  /// it runs first with sampling on, as measure()'s does; its samples (those over before the work
+  /// began, on CUPTI's clock) and its host activity are left out.
   std::optional<schema::timeline_profile> sample(const std::function<void()>& work,
-                                                 host_activity_log* host = nullptr);
+                                                 host_activity_log* host = nullptr,
+                                                 const std::function<void()>& warm_up = {});
 
  private:
   void note(const std::string& part, const std::string& why);

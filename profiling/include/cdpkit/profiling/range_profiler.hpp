@@ -81,6 +81,16 @@ class range_profiler {
   /// unmeasured. Exceptions from `work` propagate (the range is closed first).
   void measure(const std::string& name, const std::function<void()>& work);
 
+  /// As measure(name, work), with `warm_up` run first in each pass, in a range of its own named
+  /// warm_up_name(name), in the same session: the first operations of a range profiling session
+  /// run late on the H200 (docs/design.md, "The CUPTI collector"), and a warm-up run of the same
+  /// work takes that cost out of the measured range. Takes two ranges (without two left, both run
+  /// unmeasured). `warm_up` must synchronize the device before it returns.
+  void measure(const std::string& name, const std::function<void()>& work, const std::function<void()>& warm_up);
+
+  /// The name of measure()'s warm-up range before range `name`.
+  [[nodiscard]] static std::string warm_up_name(const std::string& name) { return name + " (warm-up)"; }
+
   /// The measured ranges so far, decoded (an empty list when unavailable).
   [[nodiscard]] std::vector<range_metrics> results();
 
