@@ -312,9 +312,10 @@ TEST_CASE("a sampled run after a warm-up keeps its own samples and host kernels 
     spin_kernel<<<264, 128>>>(d, 200000);
     CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
   };
-  std::uint64_t warm_up_end = 0;
-  const auto warm_up = [&] {  // several sampling intervals of other work
-    spin_kernel<<<100, 128>>>(d, 2000000);
+  std::uint64_t warm_up_start = 0, warm_up_end = 0;
+  const auto warm_up = [&] {  // other work, a hundred times as long as the work's (tens of ms)
+    REQUIRE(cuptiGetTimestamp(&warm_up_start) == CUPTI_SUCCESS);
+    spin_kernel<<<100, 128>>>(d, 20000000);
     CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
     REQUIRE(cuptiGetTimestamp(&warm_up_end) == CUPTI_SUCCESS);
   };
@@ -327,6 +328,9 @@ TEST_CASE("a sampled run after a warm-up keeps its own samples and host kernels 
   REQUIRE(warm_up_end != 0);
   REQUIRE_FALSE(t->samples.empty());
   CHECK(t->samples.front().end_ns > warm_up_end);  // none of the warm-up's samples is left
+  // what is left spans the work alone: far shorter than the warm-up (were the samples on another
+  // clock than cuptiGetTimestamp's, the warm-up's would stay and the span would pass it)
+  CHECK(t->samples.back().end_ns - t->samples.front().start_ns < (warm_up_end - warm_up_start) / 2);
   std::uint64_t host_blocks = 0;
   for (const auto& k : host.kernels) host_blocks += k.blocks;
   CHECK(host_blocks == 264u);

@@ -243,12 +243,12 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
   }
   host_activity own;
   detail::first_operation_absorber absorber;
-  std::uint64_t sampled_from = 0;  // CUPTI's clock after the warm-up (0: none, or no clock)
+  std::uint64_t sampled_from = 0;  // CUPTI's clock after the warm-up (0: no warm-up)
+  bool no_clock = false;           // CUPTI did not say when the warm-up ended
   pm_timeline t = pm.sample([&] {
     if (warm_up) {
       warm_up();
-      std::uint64_t now = 0;
-      if (cuptiGetTimestamp(&now) == CUPTI_SUCCESS) sampled_from = now;
+      if (cuptiGetTimestamp(&sampled_from) != CUPTI_SUCCESS || sampled_from == 0) no_clock = true;
     }
     (void)absorber.absorb();  // before the log opens: not in it
     host_activity* activity = host != nullptr ? open_activity(own, "timeline") : nullptr;
@@ -273,7 +273,11 @@ std::optional<schema::timeline_profile> collector::sample(const std::function<vo
     note("timeline", pm.unavailable_reason());
     return std::nullopt;
   }
-  if (sampled_from != 0) {  // the warm-up's samples (those over before the work began) go
+  if (no_clock) {  // the warm-up's samples cannot be told from the work's: no timeline rather than a wrong one
+    note("timeline", "cuptiGetTimestamp failed after the warm-up: the warm-up's samples cannot be left out");
+    return std::nullopt;
+  }
+  if (warm_up) {  // the warm-up's samples (those over before the work began) go
     const auto first = std::find_if(t.samples.begin(), t.samples.end(),
                                     [&](const pm_sample& s) { return s.end_ns > sampled_from; });
     t.samples.erase(t.samples.begin(), first);

@@ -139,8 +139,8 @@ class collector {
   /// the collector's own, left out of the host log: with the activity API on, the first
   /// operation of a range ran up to 1 ms late on the H200, and that is not the work's.
   /// Exceptions from `work` propagate.
-  /// With `warm_up` (which must synchronize the device and leave the work ready to run again),
-  /// it runs first in a range of its own in the same range-profiling session (its counters and
+  /// With `warm_up` (which must finish its work, synchronizing what the work uses, and leave the
+  /// work ready to run again), it runs first in a range of its own in the same range-profiling session (its counters and
   /// host activity left out): the session's first operations run late on the H200, and the warm-up
   /// takes that out of the measured run (range_profiler::measure).
   std::optional<measured_range> measure(const std::string& name, const std::function<void()>& work,
@@ -151,9 +151,11 @@ class collector {
   /// the set-up, is left out when it is longer than 4 intervals.
   /// With `host`, the host activity of the sampled run is recorded into it (timed kernels, on
   /// the samples' clock). Values CUPTI gives as NaN or infinite are written as 0.
-  /// With `warm_up` (which must synchronize the device and leave the work ready to run again),
-  /// it runs first with sampling on, as measure()'s does; its samples (those over before the work
-  /// began, on CUPTI's clock) and its host activity are left out.
+  /// With `warm_up` (which must finish its work, synchronizing what the work uses, and leave the
+  /// work ready to run again), it runs first with sampling on, as measure()'s does; its samples
+  /// (those over before the work began, on CUPTI's clock; the one spanning that moment stays) and
+  /// its host activity are left out. Its samples count toward the sampler's cap (200,000) until
+  /// they are dropped. Unset, with a note, when CUPTI cannot say when the warm-up ended.
   std::optional<schema::timeline_profile> sample(const std::function<void()>& work,
                                                  host_activity_log* host = nullptr,
                                                  const std::function<void()>& warm_up = {});

@@ -85,7 +85,7 @@ class range_profiler {
   /// warm_up_name(name), in the same session: the first operations of a range profiling session
   /// run late on the H200 (docs/design.md, "The CUPTI collector"), and a warm-up run of the same
   /// work takes that cost out of the measured range. Takes two ranges (without two left, both run
-  /// unmeasured). `warm_up` must synchronize the device before it returns.
+  /// unmeasured). `warm_up` must finish its work (synchronizing what it uses) before it returns.
   void measure(const std::string& name, const std::function<void()>& work, const std::function<void()>& warm_up);
 
   /// The name of measure()'s warm-up range before range `name`.
