@@ -97,9 +97,12 @@ void print_collected(std::ostream& out, const std::vector<collected_row>& rows,
     out << "probe eff: the trace's warp probes; hw eff: thread / warp instructions / 32 over the measured run "
            "(children included). CTAs = host blocks + child blocks + the device runtime's own (runtime: each of 1 to "
            "32 threads; copies: the driver's copy and memset kernels). SM active: "
-           "mean over the sampled run. trace x .. timeline x: that run's time over the median of untraced runs made the "
-           "same way (the preparation waited for, then the run between two events; the timed runs overlap the next "
-           "run's submission with the GPU's work, these do not). whole sample: per part, the runs' times summed over "
+           "mean over the sampled run. trace x .. timeline x: that collection's fastest run over the fastest of untraced "
+           "runs made the same way (the preparation waited for, then the run between two events; the timed runs "
+           "overlap the next run's submission with the GPU's work, these do not; for runs under "
+        << collection_short_ms << " ms, " << trace_pairs << " untraced and " << trace_pairs
+        << " traced, alternating, and " << collection_reps
+        << " of each CUPTI collection). whole sample: per part, the runs' times summed over "
            "their baselines summed (a part's cost per run is mostly fixed: sub-millisecond runs show it as a large "
            "ratio of their own).\n";
   }

@@ -56,6 +56,11 @@ class event_pair {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
 };
+
+/// The least of `values` (not empty: the collections make one run at least).
+double fastest(const std::vector<double>& values) {
+  return *std::min_element(values.begin(), values.end());
+}
 }  // namespace
 
 double median(std::vector<double> values) {
@@ -137,9 +142,12 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     return snapshot;
   };
   // Runs of each collection (baseline, traced, sampled, measured): several for a short run, whose
-  // single time moves up to 4x on the H200 (their median is the time); one for runs of
-  // collection_short_ms and more (the submission and the launch-heavy runs' spread are lost in them).
-  const int collection_runs = m.time.median_ms < collection_short_ms ? collection_reps : 1;
+  // single time moves up to 4x on the H200, and the fastest of them is the collection's time (a
+  // collection's cost is paid by every run, so it shows in the fastest; a median of a bimodal
+  // variant, the tree's recursive_naive at 7 or 17 ms, took either mode and read 0.4x to 2.5x);
+  // one for runs of collection_short_ms and more (the submission and the spread are lost in them).
+  const bool short_run = m.time.median_ms < collection_short_ms;
+  const int collection_runs = short_run ? collection_reps : 1;
   if (traced) {
     // The collections' yardstick: untraced runs made as the collection runs are. Against the timed
     // median (whose runs overlap the next run's submission with the GPU's work) a run of a fraction
@@ -148,35 +156,46 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     // snapshot after it (both outside its events), so that the two differ only in what the trace
     // does on the device. (Without them, cuSPARSE's SpMV, which the trace does not touch, read
     // 1.27x "traced" on the H200.)
-    // The two alternate (baseline, traced, baseline, ...), so that a drift of the GPU's clocks
-    // over the runs weighs on both alike.
+    // The two alternate, in the order baseline, traced | traced, baseline | baseline, traced ...,
+    // so that a drift of the GPU's clocks over the runs weighs on both alike, and so that each
+    // kind also runs right after the other: a traced run's output is checked, which may keep the
+    // GPU idle for milliseconds (a CPU reference), and the run after such a pause is slower (on
+    // the H200, runs of 0.2 to 0.3 ms by 10 to 20%: with the baseline always after the check,
+    // cuSPARSE's SpMV, untouched by the trace, read 0.86x traced).
     std::vector<double> baseline, traced_ms;
-    for (int r = 0; r < collection_runs; ++r) {
+    const auto baseline_run = [&] {
       runtime.reset_trace();
       baseline.push_back(collection_protocol_run("measure: baseline run", {}));
       (void)runtime.snapshot();
-      // the traced time is a median too; the trace kept is the last run's
+    };
+    const auto traced_pair_run = [&] {  // the trace kept is the last traced run's
       double ms = 0;
       m.trace = traced_run("measure: traced run", ms, {});
       traced_ms.push_back(ms);
+    };
+    for (int r = 0; r < (short_run ? trace_pairs : 1); ++r) {
+      if (r % 2 == 0) {
+        baseline_run();
+        traced_pair_run();
+      } else {
+        traced_pair_run();
+        baseline_run();
+      }
     }
-    m.collected.times.baseline_ms = median(baseline);
-    m.collected.times.traced_ms = median(traced_ms);
+    m.collected.times.baseline_ms = fastest(baseline);
+    m.collected.times.traced_ms = fastest(traced_ms);
   }
-  // CUPTI's runs (sampled, measured) share one enabling of the activity API, and a run nobody
-  // times goes first: the first operations after enabling it run up to 0.9 ms late on the H200
-  // (docs/design.md, "The CUPTI collector").
+  // CUPTI's runs (sampled, measured) share one enabling of the activity API.
   profiling::collector* const cupti = traced ? collector : nullptr;  // CUPTI's runs need the trace
   profiling::collector::activity_hold hold;
   if (cupti != nullptr && (cupti->timeline_enabled() || cupti->metrics_enabled())) {
     hold = cupti->hold_host_activity();
-    double ms = 0;
-    (void)traced_run("measure: warm-up run (CUPTI)", ms, {});
   }
-  // A CUPTI run's warm-up: the same run first, inside the same profiling session (the first
-  // operations of a range-profiling or PM-sampling session run late: docs/design.md, "The CUPTI
-  // collector"), then the preparation again; the trace is reset after it, so that it holds the
-  // collected run's launches only.
+  // A CUPTI run's warm-up: the same run first, inside the same profiling session, then the
+  // preparation again; the trace is reset after it, so that it holds the collected run's launches
+  // only. The first operations of a range-profiling or PM-sampling session, and the first after
+  // the activity API is enabled, run late (up to 0.9 ms on the H200: docs/design.md, "The CUPTI
+  // collector"); the warm-up takes that delay, so no separate untimed run goes first.
   const auto warm_up = [&](const std::function<void()>& run) {
     return [&, run] {
       run();
@@ -186,7 +205,7 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
       wait_for_stream(stream, "measure: the collected run's preparation", &runtime, __FILE__, __LINE__);
     };
   };
-  // The runs of one CUPTI collection (sampled or measured), each inside `measured`: the median of
+  // The runs of one CUPTI collection (sampled or measured), each inside `measured`: the fastest of
   // their times, and in `snapshot` the last one's trace; unset when `collected()` says CUPTI did
   // not collect (after one run: once is enough).
   const auto cupti_runs = [&](const char* what, const std::function<void(const std::function<void()>&)>& measured,
@@ -199,7 +218,7 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
       if (!collected()) return std::nullopt;
       times.push_back(ms);
     }
-    return median(times);
+    return fastest(times);
   };
   if (cupti != nullptr && cupti->timeline_enabled()) {
     trace_snapshot snapshot;

@@ -354,9 +354,9 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
   o << "</table><p class=\"note\">The whole sample: per part, its collection runs' times summed over the same "
        "runs' baselines summed: what collecting costs the sample's user, each run weighed by its time. A part's "
        "cost per run is mostly fixed (its setup, its copies), so runs of a fraction of a millisecond show large "
-       "ratios of their own. Each collection run's time over the baseline (1.02x: 2% slower): the median of "
-       "untraced runs made as the collection runs are, the preparation waited for and then the run between two "
-       "events (the timed runs overlap a run's submission with the GPU's work, which matters for runs of a "
+       "ratios of their own. Each collection's time (the fastest of its runs) over the baseline (1.02x: 2% "
+       "slower): the fastest of untraced runs made as the collection runs are, the preparation waited for and "
+       "then the run between two events (the timed runs overlap a run's submission with the GPU's work, which matters for runs of a "
        "fraction of a millisecond). Without a baseline in the profile, over the timed median. The "
        "trace, the hardware metrics and the PM timeline are each taken in a run of their own.</p>";
 }
