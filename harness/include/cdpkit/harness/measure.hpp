@@ -65,17 +65,18 @@ std::string check_text(const measurement& m);
 
 /// Sampled and measured runs (CUPTI's) made for a traced measurement whose timed median is under
 /// collection_short_ms (one of each for longer runs): the fastest is the collection's time.
-/// (At 10 ms a launch-heavy run, quicksort's two_stream at 12 ms with hundreds of fallbacks, moved
-/// 1.00 to 1.12x traced from one collection to the next.)
 inline constexpr int collection_reps = 3;
 /// Untraced runs (the baseline) and traced runs made, alternating, for such a measurement: their
 /// fastest are the collection times' yardstick and the traced time. More than collection_reps:
 /// the runs are cheap (no profiling session) and the launch-heavy variants with refused launches
 /// are bimodal on the H200 (the tree's recursive_naive took 7 or 17 ms, run to run; quadtree's
-/// child_per_node 12.6 or 14.2). A median took either mode (the tree's trace read 0.7x to 1.5x
-/// from one collection to the next); the fastest run compares the fast modes, and a collection's
-/// cost, paid by every run, still shows in it.
+/// child_per_node 12.6 or 14.2). A median took either mode (the tree's whole-sample trace read
+/// 0.68x, 1.47x and 1.05x in three collections); the fastest run compares the fast modes, and a
+/// collection's cost, paid by every run, still shows in it.
 inline constexpr int trace_pairs = 7;
+/// Runs shorter than this (timed median) are collected several times (trace_pairs,
+/// collection_reps); longer ones once. (At 10 ms a launch-heavy run, quicksort's two_stream at
+/// 12 ms with hundreds of fallbacks, moved 1.00 to 1.12x traced from one collection to the next.)
 inline constexpr double collection_short_ms = 50.0;
 
 /// The protocol: timed runs (tracing off), `check` (may be empty) of the last timed run's
@@ -96,8 +97,8 @@ inline constexpr double collection_short_ms = 50.0;
 /// CTA accounting. Each sampled or measured run is preceded, inside the same PM-sampling or
 /// range-profiling session, by a warm-up: the same run, then the trace reset and the preparation
 /// again (its samples, counters and host activity left out; the first operations of such a
-/// session run late on the H200). Every run's output is checked; each collection's fastest time
-/// is kept.
+/// session run late on the H200). The output of every traced, sampled and measured run is
+/// checked (not the baselines' nor the warm-ups'); each collection's fastest time is kept.
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
                     const std::function<void(cudaStream_t)>& prepare,
                     const std::function<std::uint64_t()>& check, int reps, bool traced,

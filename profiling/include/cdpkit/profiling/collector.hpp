@@ -123,8 +123,9 @@ class collector {
   };
 
   /// Turn the activity API on until the returned hold goes. On the H200 the first operations
-  /// after enabling it run up to 0.9 ms late (docs/design.md, "The CUPTI collector"): hold it,
-  /// run the work once unmeasured, then measure() and sample() it. An empty hold (nothing on)
+  /// after enabling it run up to 0.9 ms late (docs/design.md, "The CUPTI collector"): hold it
+  /// across measure() and sample(), and give those a warm-up (their `warm_up` argument), which
+  /// takes that delay inside their own session. An empty hold (nothing on)
   /// when neither metrics nor timeline can run, when a hold of this collector is alive already
   /// (also from inside measured or sampled work), or when the activity API is unavailable
   /// (measure() and sample() then enable it themselves, as without a hold, and note a failure).

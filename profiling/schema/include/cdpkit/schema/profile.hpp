@@ -265,7 +265,7 @@ struct timeline_profile {
   [[nodiscard]] std::optional<double> mean(const std::string& metric) const;
 };
 
-/// The times of the collection runs of a variant (ms; unset: not made). `baseline_ms`: the median
+/// The times of the collection runs of a variant (ms; unset: not made). `baseline_ms`: the fastest
 /// of untraced runs made as the collection runs are (the preparation waited for, the GPU idle,
 /// then the run between two events), so that a collection run's time over it is what collecting
 /// cost; unset (profiles written before it): the overheads are taken over the timed median.
