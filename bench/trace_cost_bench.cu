@@ -149,13 +149,14 @@ int main(int argc, char** argv) {
           return static_cast<std::uint64_t>(
               std::count_if(h_marks.begin(), h_marks.begin() + n, [](std::uint32_t v) { return v != 1u; }));
         };
+        // one run's requests, traced or not as the runtime's root context says
+        const auto enqueue = [&](cudaStream_t s) {
+          request_kernel<<<(n + parent_threads - 1) / parent_threads, parent_threads, 0, s>>>(runtime.root_context(),
+                                                                                            marks.data(), n);
+          CDPKIT_CUDA_TRY(cudaGetLastError());
+        };
         const auto measure = [&](bool traced, std::uint32_t& launched) {
           runtime.set_tracing(traced);
-          const launch_context ctx = runtime.root_context();
-          const auto enqueue = [&](cudaStream_t s) {
-            request_kernel<<<(n + parent_threads - 1) / parent_threads, parent_threads, 0, s>>>(ctx, marks.data(), n);
-            CDPKIT_CUDA_TRY(cudaGetLastError());
-          };
           cdpkit::harness::measurement m;
           m.time = cdpkit::harness::time_runs(enqueue, prepare, reps, 1, stream, &runtime);
           CDPKIT_CHECK_DEVICE_ERRORS(runtime);
@@ -172,15 +173,12 @@ int main(int argc, char** argv) {
         const auto untraced_after = measure(false, launched_after);
         const double untraced_ms = std::min(untraced.time.median_ms, untraced_after.time.median_ms);
         untraced.mismatches += untraced_after.mismatches;  // the second series' check counts too
-        // the outcomes, from one more traced run
-        runtime.set_tracing(true);
+        // the outcomes, from one more traced run (the session resets the trace and turns it on)
         prepare(stream);
         cdpkit::trace_snapshot snap;
         {
           cdpkit::profiling::trace_session session(runtime);
-          const launch_context ctx = runtime.root_context();
-          request_kernel<<<(n + parent_threads - 1) / parent_threads, parent_threads, 0, stream>>>(ctx, marks.data(), n);
-          CDPKIT_CUDA_TRY(cudaGetLastError());
+          enqueue(stream);
           CDPKIT_CHECK_DEVICE_ERRORS(runtime);
           snap = session.collect();
         }
