@@ -13,6 +13,7 @@
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/wait.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -436,9 +437,14 @@ __global__ void aggregation_kernel(cdpkit::launch_state* s, unsigned long long* 
   } else if (t % 7 == 1) {
     cdpkit::detail::add_aggregated(&counters[5 + t % 2], t);
   } else {
-    ids[t] = cdpkit::detail::reserve_record(s);
+    ids[t] = cdpkit::detail::reserve_record(s, 3);
   }
-  if (t % 11 == 0) more_ids[t] = cdpkit::detail::reserve_record(s);
+  if (t % 11 == 0) more_ids[t] = cdpkit::detail::reserve_record(s, 3);
+}
+
+/// Every thread asks for a record id of site 3.
+__global__ void reserve_all_kernel(cdpkit::launch_state* s, std::uint32_t* ids) {
+  ids[blockIdx.x * blockDim.x + threadIdx.x] = cdpkit::detail::reserve_record(s, 3);
 }
 }  // namespace
 
@@ -454,6 +460,7 @@ TEST_CASE("trace counters and record ids taken once per warp are exact under div
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
   cdpkit::launch_state h{};
   h.totals = d_totals.get();
+  h.record_capacity = 2 * n;  // room for every id: each request takes one
   CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
   CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
   CDPKIT_CUDA_TRY(cudaMemset(d_counters.get(), 0, 7 * sizeof(unsigned long long)));
@@ -490,6 +497,55 @@ TEST_CASE("trace counters and record ids taken once per warp are exact under div
   }
   CHECK(unique);
   CHECK(taken == reserved);
+}
+
+TEST_CASE("requests past a full record buffer take no id and are counted by site, none lost" * CDPKIT_GPU_CASE) {
+  constexpr unsigned int n = 65536, capacity = 1000;
+  cdpkit::detail::unique_device_ptr<cdpkit::launch_state> d_state;
+  cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> d_totals;
+  cdpkit::detail::unique_device_ptr<cdpkit::probe_counters[]> d_probes;
+  cdpkit::detail::unique_device_ptr<std::uint32_t[]> d_ids;
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_state), sizeof(cdpkit::launch_state)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_totals), sizeof(cdpkit::trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_probes), cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), n * sizeof(std::uint32_t)));
+  cdpkit::launch_state h{};
+  h.totals = d_totals.get();
+  h.probes = d_probes.get();
+  h.record_capacity = capacity;
+  CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
+  CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_probes.get(), 0, cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+  reserve_all_kernel<<<n / 256, 256>>>(d_state.get(), d_ids.get());
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
+  std::vector<std::uint32_t> ids(n);
+  std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries);
+  cdpkit::trace_totals totals{};
+  CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), d_probes.get(), probes.size() * sizeof(cdpkit::probe_counters),
+                             cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(&totals, d_totals.get(), sizeof totals, cudaMemcpyDeviceToHost));
+  const std::uint64_t reserved = totals.records_requested;  // ids taken with the atomic
+  CHECK(reserved >= capacity);  // a warp stops taking ids only once it reads the buffer full
+  CHECK(reserved < n);          // ... and the requests after that took none
+  // the ids taken are 0 .. reserved - 1, each once; the requests that took none read
+  // record_capacity (an id past the buffer, which one of the taken ids may equal)
+  std::vector<std::uint64_t> seen(std::max<std::uint64_t>(reserved, capacity + 1), 0);
+  bool in_range = true;
+  for (const std::uint32_t id : ids) {
+    in_range = in_range && (id < reserved || id == capacity);
+    if (id < seen.size()) ++seen[id];
+  }
+  CHECK(in_range);
+  bool once = true;
+  for (std::uint64_t id = 0; id < reserved; ++id) once = once && (id == capacity || seen[id] == 1);
+  CHECK(once);
+  CHECK(seen[capacity] == (capacity < reserved ? 1u : 0u) + (n - reserved));
+  std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites, cdpkit::site_counters{});
+  cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals);
+  CHECK(totals.records_requested == n);  // every request counted once: with an id or without
+  CHECK(sites[3].requests == 0u);        // (reserving counts no request: trace_request does)
 }
 
 TEST_CASE("a site id out of range raises a device error that the host throws" * CDPKIT_GPU_CASE) {
@@ -723,6 +779,38 @@ TEST_CASE("the host sums the warp probes' SM stripes into the site's probe count
   CHECK(c.efficiency_sum == doctest::Approx(2.25));
   CHECK(sites[6].probe_warps == 7u);
   CHECK(sites[4].probe_warps == 0u);
+}
+
+TEST_CASE("the host sums the requests' SM stripes into the site's counters and the trace totals") {
+  std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries, cdpkit::probe_counters{});
+  const auto at = [&](int site, int stripe) -> cdpkit::probe_counters& {
+    return probes[site * cdpkit::probe_stripes + stripe];
+  };
+  constexpr int budget = static_cast<int>(cdpkit::launch_outcome::fallback_budget);
+  at(5, 0).requests = 40;  // stripe 0: 40 requests refused over the budget, 900 items done inline
+  at(5, 0).outcomes[budget] = 40;
+  at(5, 0).inline_items = 900;
+  at(5, 0).records_unreserved = 30;
+  at(5, 15).requests = 2;  // the last stripe: 2 launched
+  at(5, 15).outcomes[0] = 2;
+  at(7, 3).requests = 5;  // another site
+  at(7, 3).records_unreserved = 5;
+  std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites);
+  sites[5].requests = 1;  // what the site held before
+  sites[5].outcomes[0] = 1;
+  cdpkit::trace_totals totals{};
+  totals.records_requested = 13;  // the ids taken with the atomic
+  cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals);
+  CHECK(sites[5].requests == 43u);
+  CHECK(sites[5].outcomes[0] == 3u);
+  CHECK(sites[5].outcomes[budget] == 40u);
+  CHECK(sites[5].inline_items == 900u);
+  CHECK(sites[7].requests == 5u);
+  CHECK(sites[6].requests == 0u);
+  CHECK(totals.records_requested == 13u + 30u + 5u);
+  std::vector<cdpkit::site_counters> again(cdpkit::trace_limits::max_sites);
+  cdpkit::detail::fold_probes(probes.data(), again.data());  // without totals: the sites alone
+  CHECK(again[5].requests == 42u);
 }
 
 TEST_CASE("probes measure efficiency 1 when every lane has the same trip count" * CDPKIT_GPU_CASE) {

@@ -193,12 +193,35 @@ __device__ inline void child_block_done(const launch_context& ctx) {
 
 /// (The aggregations below group the lanes __activemask() reads, with *_sync intrinsics over
 /// disjoint masks: sm_70 and later, as CDP2 requires anyway.)
-///
+
+/// True when every lane of `active` names the same counter (the common case: one site, one
+/// stripe per warp): then one sum over the lanes and one atomic, without __match_any_sync.
+__device__ __forceinline__ bool same_counter(unsigned int active, const unsigned long long* counter, int leader) {
+  const auto mine = reinterpret_cast<unsigned long long>(counter);
+  return __all_sync(active, __shfl_sync(active, mine, leader) == mine);
+}
+
 /// Add each calling lane's `v` to *counter with one atomic per set of the lanes that run together
 /// here and name the same counter (traced runs: a storm of refused requests, e.g. a million over
 /// the pending budget, would otherwise queue up one atomic per request on a few addresses).
 __device__ inline void add_aggregated(unsigned long long* counter, unsigned long long v) {
   const unsigned int active = __activemask();
+  const int leader = __ffs(static_cast<int>(active)) - 1;
+  if (same_counter(active, counter, leader)) {
+    unsigned long long sum = 0;
+#if __CUDA_ARCH__ >= 800
+    if (__all_sync(active, (v >> 32) == 0)) {  // 32-bit values: two 16-bit halves, reduced in hardware
+      sum = __reduce_add_sync(active, static_cast<unsigned int>(v & 0xffffu)) +
+            (static_cast<unsigned long long>(__reduce_add_sync(active, static_cast<unsigned int>(v >> 16))) << 16);
+    } else
+#endif
+    {
+      for (unsigned int rest = active; rest != 0u; rest &= rest - 1u)
+        sum += __shfl_sync(active, v, __ffs(static_cast<int>(rest)) - 1);
+    }
+    if (lane_id() == static_cast<unsigned int>(leader)) atomicAdd(counter, sum);
+    return;
+  }
   const unsigned int same = __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
   unsigned long long sum = 0;
   for (unsigned int rest = same; rest != 0u; rest &= rest - 1u)
@@ -209,14 +232,31 @@ __device__ inline void add_aggregated(unsigned long long* counter, unsigned long
 /// add_aggregated(counter, 1): a popcount instead of the sum.
 __device__ inline void count_aggregated(unsigned long long* counter) {
   const unsigned int active = __activemask();
-  const unsigned int same = __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
+  const int leader = __ffs(static_cast<int>(active)) - 1;
+  const unsigned int same = same_counter(active, counter, leader)
+                                ? active
+                                : __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
   if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1))
     atomicAdd(counter, static_cast<unsigned long long>(__popc(same)));
 }
 
-/// Reserve the next trace record id (ids past the buffer's capacity are counted, not stored): one
-/// atomic for the lanes that run together here, which take consecutive ids in lane order.
-__device__ inline std::uint32_t reserve_record(launch_state* s) {
+/// The calling SM's stripe of `site`'s striped counters (launch_state::probes): the counters every
+/// traced request adds to, so that a kernel's warps do not all queue on one address.
+__device__ __forceinline__ probe_counters* striped_counters(launch_state* s, std::uint16_t site) {
+  return &s->probes[site * probe_stripes + sm_id() % probe_stripes];
+}
+
+/// Reserve the next trace record id for a request of `site`: one atomic for the lanes that run
+/// together here, which take consecutive ids in lane order. Once the buffer is full (read plainly:
+/// no atomic), the request takes no id: it is counted in its site's stripe
+/// (probe_counters::records_unreserved, which the host adds to trace_totals::records_requested)
+/// and gets record_capacity, an id past the buffer. Lanes that read the buffer not yet full just
+/// before it fills take ids past it too: counted there, not stored.
+__device__ inline std::uint32_t reserve_record(launch_state* s, std::uint16_t site) {
+  if (*reinterpret_cast<volatile unsigned long long*>(&s->totals->records_requested) >= s->record_capacity) {
+    count_aggregated(&striped_counters(s, site)->records_unreserved);
+    return s->record_capacity;
+  }
   const unsigned int active = __activemask();
   const int leader = __ffs(static_cast<int>(active)) - 1;
   const unsigned int lane = lane_id();
@@ -261,8 +301,9 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     r.error = static_cast<std::int16_t>(result.error);
   }
   site_counters& c = s->sites[site];
-  count_aggregated(&c.requests);
-  count_aggregated(&c.outcomes[static_cast<int>(result.outcome)]);
+  probe_counters* const p = striped_counters(s, site);
+  count_aggregated(&p->requests);
+  count_aggregated(&p->outcomes[static_cast<int>(result.outcome)]);
   if (result.outcome == launch_outcome::launched) {
     const unsigned long long threads = 1ull * blocks * child_block_threads;
     atomicAdd(&c.child_threads, threads);
@@ -356,7 +397,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // the request's time, read before the launch: a child never starts before it
     t_request = parent.tracing ? global_timer_ns() : 0;
     if (parent.tracing) {
-      child.record = reserve_record(s);
+      child.record = reserve_record(s, site);
       // the execution window starts empty before the child can run (it is visible to the child:
       // written before the launch by the launching thread)
       if (child.record < s->record_capacity) {
@@ -571,7 +612,7 @@ __device__ launch_result launch_items(const launch_context& parent, std::uint16_
 /// Precondition: site < trace_limits::max_sites.
 __device__ inline void record_inline_items(const launch_context& ctx, std::uint16_t site,
                                            std::uint64_t num_items) {
-  if (ctx.tracing) detail::add_aggregated(&ctx.state->sites[site].inline_items, num_items);
+  if (ctx.tracing) detail::add_aggregated(&detail::striped_counters(ctx.state, site)->inline_items, num_items);
 }
 
 /// Record a launch threshold an algorithm chose on the device (trace_totals::last_auto_threshold,

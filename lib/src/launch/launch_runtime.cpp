@@ -174,6 +174,7 @@ struct runtime_storage {
   // The watchdog's window on the state: a non-blocking stream and pinned host copies.
   unique_pinned_ptr<trace_totals> h_totals;
   unique_pinned_ptr<site_counters[]> h_sites;
+  unique_pinned_ptr<probe_counters[]> h_probes;  ///< the striped counters, for diagnose()
   unique_pinned_ptr<launch_state> h_state;
   // check_device_errors' copy of the books (state, then slots, laid out as in d_books): pinned,
   // read back in one copy.
@@ -285,6 +286,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_books), books_bytes));
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_sites), sizeof(site_counters) * trace_limits::max_sites));
   CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_totals), sizeof(trace_totals)));
+  CDPKIT_CUDA_TRY(cudaMallocHost(detail::out_ptr(st.h_probes), sizeof(probe_counters) * probe_entries));
   CDPKIT_CUDA_TRY(cudaHostAlloc(detail::out_ptr(st.h_mirror), sizeof(launch_mirror), cudaHostAllocMapped));
   CDPKIT_CUDA_TRY(
       cudaHostAlloc(detail::out_ptr(st.h_mirror_slots), sizeof(std::uint32_t) * slots, cudaHostAllocMapped));
@@ -447,15 +449,17 @@ trace_snapshot launch_runtime::snapshot() const {
     CDPKIT_CUDA_TRY(cudaMemcpy(single.data(), st.d_single_steps.get(), sizeof(unsigned long long) * single.size(),
                                cudaMemcpyDeviceToHost));
     detail::fold_single_steps(single.data(), snap.sites.data());
-    std::vector<probe_counters> probes(probe_entries);
-    CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), st.d_probes.get(), sizeof(probe_counters) * probes.size(),
-                               cudaMemcpyDeviceToHost));
-    detail::fold_probes(probes.data(), snap.sites.data());
   }
   CDPKIT_CUDA_TRY(
       cudaMemcpy(&snap.totals, st.d_totals.get(), sizeof(trace_totals), cudaMemcpyDeviceToHost));
-  const std::uint64_t stored =
-      std::min<std::uint64_t>(snap.totals.records_requested, config_.trace_record_capacity);
+  const std::uint64_t reserved = snap.totals.records_requested;  // ids taken: records [0, reserved)
+  {
+    std::vector<probe_counters> probes(probe_entries);
+    CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), st.d_probes.get(), sizeof(probe_counters) * probes.size(),
+                               cudaMemcpyDeviceToHost));
+    detail::fold_probes(probes.data(), snap.sites.data(), &snap.totals);
+  }
+  const std::uint64_t stored = std::min<std::uint64_t>(reserved, config_.trace_record_capacity);
   snap.records.resize(stored);
   if (stored > 0)
     CDPKIT_CUDA_TRY(cudaMemcpy(snap.records.data(), st.d_records.get(), sizeof(launch_record) * stored,
@@ -521,6 +525,8 @@ std::string launch_runtime::diagnose() const noexcept {
                                cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
     ok = ok && cudaMemcpyAsync(st.h_totals.get(), st.d_totals.get(), sizeof(trace_totals),
                                cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
+    ok = ok && cudaMemcpyAsync(st.h_probes.get(), st.d_probes.get(), sizeof(probe_counters) * probe_entries,
+                               cudaMemcpyDeviceToHost, st.diag_stream.get()) == cudaSuccess;
     if (!ok) {
       const cudaError_t e = cudaGetLastError();
       return out + "Device counters: unreadable (" + cudaGetErrorName(e) + ").";
@@ -538,16 +544,20 @@ std::string launch_runtime::diagnose() const noexcept {
       return out + "Device counters: unreadable (" + cudaGetErrorName(q) + ").";
     }
     const launch_state& h = *st.h_state.get();
+    // the requests' counts are striped by SM (launch_state::probes): summed here
+    trace_totals totals = *st.h_totals;
+    std::vector<site_counters> sites(st.h_sites.get(), st.h_sites.get() + trace_limits::max_sites);
+    detail::fold_probes(st.h_probes.get(), sites.data(), &totals);
     char flags[16];
     std::snprintf(flags, sizeof flags, "0x%x", h.error_flags);
     out += "Device counters: pending " + std::to_string(h.pending) + ", launched " +
            std::to_string(h.launches) + ", error flags " + flags + "; trace " +
            (tracing_ ? "on" : "off") + ", records requested " +
-           std::to_string(st.h_totals->records_requested) + ", pending high water " +
-           std::to_string(st.h_totals->pending_high_water);
+           std::to_string(totals.records_requested) + ", pending high water " +
+           std::to_string(totals.pending_high_water);
     std::string sites_text;
     for (int id = 0; id < trace_limits::max_sites; ++id) {
-      const site_counters& c = st.h_sites[id];
+      const site_counters& c = sites[static_cast<std::size_t>(id)];
       if (c.requests == 0 && c.probe_steps == 0) continue;
       sites_text += "; " + sites::site_name(static_cast<std::uint16_t>(id)) + ": requests " +
                     std::to_string(c.requests) + ", launched " + std::to_string(c.outcomes[0]) +

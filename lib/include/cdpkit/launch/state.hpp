@@ -28,8 +28,11 @@ inline constexpr int single_step_stripes = 16;
 /// Entries of launch_state::single_steps.
 inline constexpr int single_step_entries = trace_limits::max_sites * single_step_stripes * trace_limits::lane_buckets;
 
-/// The warp probes' part of one site's counters (the divergence fields of site_counters), of
-/// which launch_state::probes holds probe_stripes copies per site.
+/// The striped part of one site's counters, of which launch_state::probes holds probe_stripes
+/// copies per site: the warp probes' fields (the divergence fields of site_counters), and the
+/// counters every traced launch request adds to (its request, its outcome, the items done
+/// inline after a refusal): a storm of refused requests (a million over the budget) would
+/// otherwise queue one atomic per warp on each of a few addresses.
 struct probe_counters {
   unsigned long long lanes_hist[trace_limits::lane_buckets];
   unsigned long long probe_steps;
@@ -37,9 +40,16 @@ struct probe_counters {
   unsigned long long probe_warps;
   unsigned int efficiency_hist[trace_limits::efficiency_buckets];
   double efficiency_sum;
+  // --- the requests' counters (site_counters' fields of the same names) ---
+  unsigned long long requests;
+  unsigned long long outcomes[launch_outcome_count];
+  unsigned long long inline_items;
+  /// Requests of this site that took no record id: the record buffer was full (they count in
+  /// trace_totals::records_requested, as records dropped).
+  unsigned long long records_unreserved;
 };
-/// Stripes of launch_state::probes (by SM id): a kernel's warps commit their probes into 16
-/// copies of a site's counters instead of one address each.
+/// Stripes of launch_state::probes (by SM id): a kernel's warps count into 16 copies of a site's
+/// striped counters instead of one address each.
 inline constexpr int probe_stripes = 16;
 /// Entries of launch_state::probes.
 inline constexpr int probe_entries = trace_limits::max_sites * probe_stripes;
@@ -69,8 +79,9 @@ struct launch_state {
   /// them into `sites` (launch_runtime::snapshot); striped so that a child grid's warps do not
   /// all count into one address.
   unsigned long long* single_steps;
-  /// The warp probes' counters, [site * probe_stripes + stripe], stripe = SM id % probe_stripes;
-  /// the host folds them into `sites` (launch_runtime::snapshot).
+  /// The striped counters (the warp probes', the requests' and the records taken without an id),
+  /// [site * probe_stripes + stripe], stripe = SM id % probe_stripes; the host folds them into
+  /// `sites` and `totals` (launch_runtime::snapshot).
   probe_counters* probes;
   trace_totals* totals;
   launch_record* records;        ///< bounded record buffer
@@ -116,13 +127,20 @@ inline void fold_single_steps(const unsigned long long* single, site_counters* s
   }
 }
 
-/// Fold launch_state::probes (`probes`, probe_entries values) into the sites' probe counters
-/// (`sites`, trace_limits::max_sites entries): every field is a sum over the stripes. Host code.
-inline void fold_probes(const probe_counters* probes, site_counters* sites) noexcept {
+/// Fold launch_state::probes (`probes`, probe_entries values) into the sites' counters (`sites`,
+/// trace_limits::max_sites entries) and the records they requested without an id into
+/// `totals->records_requested` (when `totals` is given): every field is a sum over the stripes.
+/// Host code.
+inline void fold_probes(const probe_counters* probes, site_counters* sites,
+                        trace_totals* totals = nullptr) noexcept {
   for (int site = 0; site < trace_limits::max_sites; ++site) {
     site_counters& c = sites[site];
     for (int stripe = 0; stripe < probe_stripes; ++stripe) {
       const probe_counters& p = probes[site * probe_stripes + stripe];
+      c.requests += p.requests;
+      for (int k = 0; k < launch_outcome_count; ++k) c.outcomes[k] += p.outcomes[k];
+      c.inline_items += p.inline_items;
+      if (totals != nullptr) totals->records_requested += p.records_unreserved;
       for (int b = 0; b < trace_limits::lane_buckets; ++b) c.lanes_hist[b] += p.lanes_hist[b];
       c.probe_steps += p.probe_steps;
       c.probe_active_lanes += p.probe_active_lanes;

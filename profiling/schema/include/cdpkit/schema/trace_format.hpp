@@ -110,7 +110,10 @@ struct site_counters {
 
 /// Device-wide counters of the trace.
 struct trace_totals {
-  unsigned long long records_requested;  ///< records appended or dropped (the next record id)
+  /// Records appended or dropped. On the device it is the next record id while the buffer has
+  /// room; requests after it is full take no id and are counted by site (launch_state::probes),
+  /// which launch_runtime::snapshot adds here.
+  unsigned long long records_requested;
   unsigned int pending_high_water;       ///< highest pending count seen after an acquire
   unsigned int last_auto_threshold;      ///< the threshold an algorithm last chose on the device
 };
