@@ -426,12 +426,22 @@ __global__ void bad_site_kernel(cdpkit::launch_context ctx) {
 }  // namespace
 
 namespace {
-/// Lanes take branches by their index: some count into one of five counters, some add their index
-/// into one of two, the rest reserve a record id; a few reserve another after reconverging. Each
-/// set of lanes that runs together aggregates its own atomics.
+/// The value thread t adds to the counter every lane names (aggregation_kernel): both 16-bit
+/// halves in use, and past 2^32 for some lanes.
+__host__ __device__ constexpr unsigned long long uniform_value(unsigned int t) {
+  return (t & 3u) * 0x80010001ull + (t % 97u == 0u ? (1ull << 33) + t : 0ull);
+}
+
+/// First every lane adds to one counter (counters[7]) and counts into another (counters[8]): the
+/// lanes name the same counter. Then lanes take branches by their index: some count into one of
+/// five counters, some add their index into one of two, the rest reserve a record id; a few
+/// reserve another after reconverging. Each set of lanes that runs together aggregates its own
+/// atomics.
 __global__ void aggregation_kernel(cdpkit::launch_state* s, unsigned long long* counters, std::uint32_t* ids,
                                    std::uint32_t* more_ids) {
   const unsigned int t = blockIdx.x * blockDim.x + threadIdx.x;
+  cdpkit::detail::add_aggregated(&counters[7], uniform_value(t));
+  cdpkit::detail::count_aggregated(&counters[8]);
   if (t % 3 == 0) {
     cdpkit::detail::count_aggregated(&counters[t % 5]);
   } else if (t % 7 == 1) {
@@ -449,35 +459,44 @@ __global__ void reserve_all_kernel(cdpkit::launch_state* s, std::uint32_t* ids) 
 }  // namespace
 
 TEST_CASE("trace counters and record ids taken once per warp are exact under divergent lanes" * CDPKIT_GPU_CASE) {
-  constexpr unsigned int n = 8192, none = 0xffffffffu;
+  constexpr unsigned int n = 8192, none = 0xffffffffu, slots = 9;
   cdpkit::detail::unique_device_ptr<cdpkit::launch_state> d_state;
   cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> d_totals;
+  cdpkit::detail::unique_device_ptr<cdpkit::probe_counters[]> d_probes;
   cdpkit::detail::unique_device_ptr<unsigned long long[]> d_counters;
   cdpkit::detail::unique_device_ptr<std::uint32_t[]> d_ids;
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_state), sizeof(cdpkit::launch_state)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_totals), sizeof(cdpkit::trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_counters), 7 * sizeof(unsigned long long)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_probes), cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_counters), slots * sizeof(unsigned long long)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
   cdpkit::launch_state h{};
   h.totals = d_totals.get();
+  h.probes = d_probes.get();
   h.record_capacity = 2 * n;  // room for every id: each request takes one
   CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
   CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMemset(d_counters.get(), 0, 7 * sizeof(unsigned long long)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_probes.get(), 0, cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+  CDPKIT_CUDA_TRY(cudaMemset(d_counters.get(), 0, slots * sizeof(unsigned long long)));
   CDPKIT_CUDA_TRY(cudaMemset(d_ids.get(), 0xff, 2 * n * sizeof(std::uint32_t)));
   aggregation_kernel<<<n / 128, 128>>>(d_state.get(), d_counters.get(), d_ids.get(), d_ids.get() + n);
   CDPKIT_CUDA_TRY(cudaGetLastError());
   CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
-  std::vector<unsigned long long> counters(7);
+  std::vector<unsigned long long> counters(slots);
   std::vector<std::uint32_t> ids(2 * n);
+  std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries);
   cdpkit::trace_totals totals{};
-  CDPKIT_CUDA_TRY(cudaMemcpy(counters.data(), d_counters.get(), 7 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(counters.data(), d_counters.get(), slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), d_probes.get(), probes.size() * sizeof(cdpkit::probe_counters),
+                             cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(cudaMemcpy(&totals, d_totals.get(), sizeof totals, cudaMemcpyDeviceToHost));
-  std::vector<unsigned long long> expected(7, 0);
+  std::vector<unsigned long long> expected(slots, 0);
   std::vector<bool> seen;
   std::uint64_t reserved = 0;
   for (unsigned int t = 0; t < n; ++t) {
+    expected[7] += uniform_value(t);
+    ++expected[8];
     if (t % 3 == 0) ++expected[t % 5];
     else if (t % 7 == 1) expected[5 + t % 2] += t;
     else ++reserved;
@@ -497,10 +516,14 @@ TEST_CASE("trace counters and record ids taken once per warp are exact under div
   }
   CHECK(unique);
   CHECK(taken == reserved);
+  // the buffer never filled: no request went without an id
+  unsigned long long unreserved = 0;
+  for (const auto& p : probes) unreserved += p.records_unreserved;
+  CHECK(unreserved == 0u);
 }
 
 TEST_CASE("requests past a full record buffer take no id and are counted by site, none lost" * CDPKIT_GPU_CASE) {
-  constexpr unsigned int n = 65536, capacity = 1000;
+  constexpr unsigned int n = 65536, capacity = 1000, site = 3;
   cdpkit::detail::unique_device_ptr<cdpkit::launch_state> d_state;
   cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> d_totals;
   cdpkit::detail::unique_device_ptr<cdpkit::probe_counters[]> d_probes;
@@ -508,7 +531,7 @@ TEST_CASE("requests past a full record buffer take no id and are counted by site
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_state), sizeof(cdpkit::launch_state)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_totals), sizeof(cdpkit::trace_totals)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_probes), cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), n * sizeof(std::uint32_t)));
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
   cdpkit::launch_state h{};
   h.totals = d_totals.get();
   h.probes = d_probes.get();
@@ -516,36 +539,48 @@ TEST_CASE("requests past a full record buffer take no id and are counted by site
   CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
   CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
   CDPKIT_CUDA_TRY(cudaMemset(d_probes.get(), 0, cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+  // two launches: the first fills the buffer (how many of its requests go past it before they
+  // read it full is a race), the second finds it full from its first request
   reserve_all_kernel<<<n / 256, 256>>>(d_state.get(), d_ids.get());
   CDPKIT_CUDA_TRY(cudaGetLastError());
+  cdpkit::trace_totals after_first{};
+  CDPKIT_CUDA_TRY(cudaMemcpy(&after_first, d_totals.get(), sizeof after_first, cudaMemcpyDeviceToHost));
+  reserve_all_kernel<<<n / 256, 256>>>(d_state.get(), d_ids.get() + n);
+  CDPKIT_CUDA_TRY(cudaGetLastError());
   CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
-  std::vector<std::uint32_t> ids(n);
+  std::vector<std::uint32_t> ids(2 * n);
   std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries);
   cdpkit::trace_totals totals{};
-  CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), d_probes.get(), probes.size() * sizeof(cdpkit::probe_counters),
                              cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(cudaMemcpy(&totals, d_totals.get(), sizeof totals, cudaMemcpyDeviceToHost));
-  const std::uint64_t reserved = totals.records_requested;  // ids taken with the atomic
-  CHECK(reserved >= capacity);  // a warp stops taking ids only once it reads the buffer full
-  CHECK(reserved < n);          // ... and the requests after that took none
-  // the ids taken are 0 .. reserved - 1, each once; the requests that took none read
-  // record_capacity (an id past the buffer, which one of the taken ids may equal)
-  std::vector<std::uint64_t> seen(std::max<std::uint64_t>(reserved, capacity + 1), 0);
+  const std::uint64_t reserved = totals.records_requested;  // requests that took the atomic
+  CHECK(after_first.records_requested >= capacity);  // a warp stops taking ids only once it reads the buffer full
+  CHECK(reserved == after_first.records_requested);  // the second launch took none
+  // the ids below the capacity each once; every other request read record_capacity
+  std::vector<std::uint64_t> seen(capacity + 1, 0);
   bool in_range = true;
   for (const std::uint32_t id : ids) {
-    in_range = in_range && (id < reserved || id == capacity);
-    if (id < seen.size()) ++seen[id];
+    in_range = in_range && id <= capacity;
+    if (id <= capacity) ++seen[id];
   }
   CHECK(in_range);
-  bool once = true;
-  for (std::uint64_t id = 0; id < reserved; ++id) once = once && (id == capacity || seen[id] == 1);
-  CHECK(once);
-  CHECK(seen[capacity] == (capacity < reserved ? 1u : 0u) + (n - reserved));
+  CHECK(std::count(seen.begin(), seen.begin() + capacity, 1u) == static_cast<std::ptrdiff_t>(capacity));
+  CHECK(seen[capacity] == 2u * n - capacity);
+  CHECK(std::all_of(ids.begin() + n, ids.end(), [](std::uint32_t id) { return id == capacity; }));
+  // the requests without an id, counted in the stripes of their own site only
+  std::uint64_t unreserved_here = 0, unreserved_elsewhere = 0;
+  for (int s = 0; s < cdpkit::trace_limits::max_sites; ++s)
+    for (int stripe = 0; stripe < cdpkit::probe_stripes; ++stripe)
+      (s == static_cast<int>(site) ? unreserved_here : unreserved_elsewhere) +=
+          probes[s * cdpkit::probe_stripes + stripe].records_unreserved;
+  CHECK(unreserved_here == 2u * n - reserved);
+  CHECK(unreserved_elsewhere == 0u);
   std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites, cdpkit::site_counters{});
   cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals);
-  CHECK(totals.records_requested == n);  // every request counted once: with an id or without
-  CHECK(sites[3].requests == 0u);        // (reserving counts no request: trace_request does)
+  CHECK(totals.records_requested == 2u * n);  // every request counted once: with an id or without
+  CHECK(sites[site].requests == 0u);          // (reserving counts no request: trace_request does)
 }
 
 TEST_CASE("a site id out of range raises a device error that the host throws" * CDPKIT_GPU_CASE) {

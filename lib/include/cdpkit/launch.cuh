@@ -251,7 +251,7 @@ __device__ __forceinline__ probe_counters* striped_counters(launch_state* s, std
 /// no atomic), the request takes no id: it is counted in its site's stripe
 /// (probe_counters::records_unreserved, which the host adds to trace_totals::records_requested)
 /// and gets record_capacity, an id past the buffer. Lanes that read the buffer not yet full just
-/// before it fills take ids past it too: counted there, not stored.
+/// before it fills are counted by the atomic and get record_capacity too: not stored.
 __device__ inline std::uint32_t reserve_record(launch_state* s, std::uint16_t site) {
   if (*reinterpret_cast<volatile unsigned long long*>(&s->totals->records_requested) >= s->record_capacity) {
     count_aggregated(&striped_counters(s, site)->records_unreserved);
@@ -264,7 +264,10 @@ __device__ inline std::uint32_t reserve_record(launch_state* s, std::uint16_t si
   if (lane == static_cast<unsigned int>(leader))
     base = atomicAdd(&s->totals->records_requested, static_cast<unsigned long long>(__popc(active)));
   base = __shfl_sync(active, base, leader);
-  return static_cast<std::uint32_t>(base + static_cast<unsigned int>(__popc(active & ((1u << lane) - 1u))));
+  const unsigned long long id = base + static_cast<unsigned int>(__popc(active & ((1u << lane) - 1u)));
+  // (an id past the buffer is never stored: every one reads record_capacity, and none wraps
+  // below it after 2^32 requests)
+  return id < s->record_capacity ? static_cast<std::uint32_t>(id) : s->record_capacity;
 }
 
 __device__ inline void count_error_code(site_counters& c, int code) {
@@ -608,7 +611,8 @@ __device__ launch_result launch_items(const launch_context& parent, std::uint16_
 // ---- the trace's operations for algorithms: kernels never write the layer's storage -----------
 
 /// Count `num_items` work items of `site` as done inline by the caller after a refused launch
-/// (site_counters::inline_items). Traced runs only; with tracing off, one branch.
+/// (the calling SM's stripe, probe_counters::inline_items, which the host folds into
+/// site_counters::inline_items). Traced runs only; with tracing off, one branch.
 /// Precondition: site < trace_limits::max_sites.
 __device__ inline void record_inline_items(const launch_context& ctx, std::uint16_t site,
                                            std::uint64_t num_items) {

@@ -73,7 +73,9 @@ struct launch_state {
   /// Per slot: the slot of the grid that owns it (the launching grid's; for a tail launch, the
   /// launching grid's owner), or no_slot for a grid owned by the host-launched grid.
   std::uint32_t* slot_owner;
-  site_counters* sites;          ///< trace_limits::max_sites entries
+  /// trace_limits::max_sites entries; their requests, outcomes and inline_items stay zero on the
+  /// device: those are counted in `probes` and folded in by the host
+  site_counters* sites;
   /// Warps whose probe was one step (probe_single_step), by site, stripe and active lanes:
   /// [site * single_step_stripes + stripe] * trace_limits::lane_buckets + lanes. The host folds
   /// them into `sites` (launch_runtime::snapshot); striped so that a child grid's warps do not
@@ -81,7 +83,7 @@ struct launch_state {
   unsigned long long* single_steps;
   /// The striped counters (the warp probes', the requests' and the records taken without an id),
   /// [site * probe_stripes + stripe], stripe = SM id % probe_stripes; the host folds them into
-  /// `sites` and `totals` (launch_runtime::snapshot).
+  /// `sites` and `totals` (launch_runtime::snapshot and diagnose).
   probe_counters* probes;
   trace_totals* totals;
   launch_record* records;        ///< bounded record buffer

@@ -80,8 +80,9 @@ constexpr bool has_execution_time(const launch_record& r) noexcept {
   return r.start_ns != no_time_start && r.end_ns != no_time_end && r.start_ns <= r.end_ns;
 }
 
-/// Per-site counters. Launch-side fields are written by launches from the site; probe-side
-/// fields by warp probes naming the site.
+/// Per-site counters. Launch-side fields count the launches from the site; probe-side fields the
+/// warp probes naming the site. (On the device, the requests, outcomes, inline items and probe
+/// fields are counted in per-SM stripes that the host sums into these: launch_runtime::snapshot.)
 struct site_counters {
   unsigned long long requests;                      ///< launch requests (all outcomes)
   unsigned long long outcomes[launch_outcome_count];///< requests by launch_outcome
@@ -112,7 +113,7 @@ struct site_counters {
 struct trace_totals {
   /// Records appended or dropped. On the device it is the next record id while the buffer has
   /// room; requests after it is full take no id and are counted by site (launch_state::probes),
-  /// which launch_runtime::snapshot adds here.
+  /// which launch_runtime::snapshot (and diagnose) adds here.
   unsigned long long records_requested;
   unsigned int pending_high_water;       ///< highest pending count seen after an acquire
   unsigned int last_auto_threshold;      ///< the threshold an algorithm last chose on the device
