@@ -46,6 +46,7 @@
 
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
+#include <cdpkit/launch/stripes.cuh>
 #include <cdpkit/launch/types.hpp>
 
 #include <cuda_runtime.h>
@@ -207,25 +208,21 @@ __device__ __forceinline__ bool same_counter(unsigned int active, const unsigned
 __device__ inline void add_aggregated(unsigned long long* counter, unsigned long long v) {
   const unsigned int active = __activemask();
   const int leader = __ffs(static_cast<int>(active)) - 1;
-  if (same_counter(active, counter, leader)) {
-    unsigned long long sum = 0;
-#if __CUDA_ARCH__ >= 800
-    if (__all_sync(active, (v >> 32) == 0)) {  // 32-bit values: two 16-bit halves, reduced in hardware
-      sum = __reduce_add_sync(active, static_cast<unsigned int>(v & 0xffffu)) +
-            (static_cast<unsigned long long>(__reduce_add_sync(active, static_cast<unsigned int>(v >> 16))) << 16);
-    } else
-#endif
-    {
-      for (unsigned int rest = active; rest != 0u; rest &= rest - 1u)
-        sum += __shfl_sync(active, v, __ffs(static_cast<int>(rest)) - 1);
-    }
-    if (lane_id() == static_cast<unsigned int>(leader)) atomicAdd(counter, sum);
-    return;
-  }
-  const unsigned int same = __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
+  const unsigned int same = same_counter(active, counter, leader)
+                                ? active
+                                : __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
   unsigned long long sum = 0;
-  for (unsigned int rest = same; rest != 0u; rest &= rest - 1u)
-    sum += __shfl_sync(same, v, __ffs(static_cast<int>(rest)) - 1);
+#if __CUDA_ARCH__ >= 800
+  // (same == active holds for every lane of active or for none)
+  if (same == active && __all_sync(active, (v >> 32) == 0)) {  // 32-bit values: two 16-bit halves, reduced in hardware
+    sum = __reduce_add_sync(active, static_cast<unsigned int>(v & 0xffffu)) +
+          (static_cast<unsigned long long>(__reduce_add_sync(active, static_cast<unsigned int>(v >> 16))) << 16);
+  } else
+#endif
+  {
+    for (unsigned int rest = same; rest != 0u; rest &= rest - 1u)
+      sum += __shfl_sync(same, v, __ffs(static_cast<int>(rest)) - 1);
+  }
   if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1)) atomicAdd(counter, sum);
 }
 
@@ -238,12 +235,6 @@ __device__ inline void count_aggregated(unsigned long long* counter) {
                                 : __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
   if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1))
     atomicAdd(counter, static_cast<unsigned long long>(__popc(same)));
-}
-
-/// The calling SM's stripe of `site`'s striped counters (launch_state::probes): the counters every
-/// traced request adds to, so that a kernel's warps do not all queue on one address.
-__device__ __forceinline__ probe_counters* striped_counters(launch_state* s, std::uint16_t site) {
-  return &s->probes[site * probe_stripes + sm_id() % probe_stripes];
 }
 
 /// Reserve the next trace record id for a request of `site`: one atomic for the lanes that run

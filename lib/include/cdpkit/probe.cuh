@@ -38,6 +38,7 @@
 
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
+#include <cdpkit/launch/stripes.cuh>
 #include <cdpkit/launch/types.hpp>
 
 #include <cstdint>
@@ -184,9 +185,7 @@ class warp_probe {
 
   /// This site's stripe of the probe counters for the calling thread's SM (striped so that a
   /// kernel's warps do not all add into one address; the host sums the stripes).
-  __device__ probe_counters* counters() const {
-    return &state_->probes[site_ * probe_stripes + detail::sm_id() % probe_stripes];
-  }
+  __device__ probe_counters* counters() const { return detail::striped_counters(state_, site_); }
 
   /// `count` leader steps with `active` lanes each, into this lane's run (flushed when the number
   /// of lanes changes).
