@@ -456,41 +456,61 @@ __global__ void aggregation_kernel(cdpkit::launch_state* s, unsigned long long* 
 __global__ void reserve_all_kernel(cdpkit::launch_state* s, std::uint32_t* ids) {
   ids[blockIdx.x * blockDim.x + threadIdx.x] = cdpkit::detail::reserve_record(s, 3);
 }
+/// A launch_state built by hand on the device (no runtime): totals and probe stripes zeroed,
+/// `capacity` record ids. For tests of the device-side counters alone.
+class hand_built_state {
+ public:
+  explicit hand_built_state(std::uint32_t capacity) {
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(state_), sizeof(cdpkit::launch_state)));
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(totals_), sizeof(cdpkit::trace_totals)));
+    CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(probes_), cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+    cdpkit::launch_state h{};
+    h.totals = totals_.get();
+    h.probes = probes_.get();
+    h.record_capacity = capacity;
+    CDPKIT_CUDA_TRY(cudaMemcpy(state_.get(), &h, sizeof h, cudaMemcpyHostToDevice));
+    CDPKIT_CUDA_TRY(cudaMemset(totals_.get(), 0, sizeof(cdpkit::trace_totals)));
+    CDPKIT_CUDA_TRY(cudaMemset(probes_.get(), 0, cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
+  }
+  cdpkit::launch_state* get() const { return state_.get(); }
+  /// The totals as the device left them (after the work on the legacy stream).
+  cdpkit::trace_totals totals() const {
+    cdpkit::trace_totals t{};
+    CDPKIT_CUDA_TRY(cudaMemcpy(&t, totals_.get(), sizeof t, cudaMemcpyDeviceToHost));
+    return t;
+  }
+  /// Every site's probe stripes as the device left them.
+  std::vector<cdpkit::probe_counters> probes() const {
+    std::vector<cdpkit::probe_counters> p(cdpkit::probe_entries);
+    CDPKIT_CUDA_TRY(cudaMemcpy(p.data(), probes_.get(), p.size() * sizeof(cdpkit::probe_counters), cudaMemcpyDeviceToHost));
+    return p;
+  }
+
+ private:
+  cdpkit::detail::unique_device_ptr<cdpkit::launch_state> state_;
+  cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> totals_;
+  cdpkit::detail::unique_device_ptr<cdpkit::probe_counters[]> probes_;
+};
 }  // namespace
 
 TEST_CASE("trace counters and record ids taken once per warp are exact under divergent lanes" * CDPKIT_GPU_CASE) {
   constexpr unsigned int n = 8192, none = 0xffffffffu, slots = 9;
-  cdpkit::detail::unique_device_ptr<cdpkit::launch_state> d_state;
-  cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> d_totals;
-  cdpkit::detail::unique_device_ptr<cdpkit::probe_counters[]> d_probes;
+  hand_built_state state(2 * n);  // room for every id: each request takes one
   cdpkit::detail::unique_device_ptr<unsigned long long[]> d_counters;
   cdpkit::detail::unique_device_ptr<std::uint32_t[]> d_ids;
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_state), sizeof(cdpkit::launch_state)));
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_totals), sizeof(cdpkit::trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_probes), cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_counters), slots * sizeof(unsigned long long)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
-  cdpkit::launch_state h{};
-  h.totals = d_totals.get();
-  h.probes = d_probes.get();
-  h.record_capacity = 2 * n;  // room for every id: each request takes one
-  CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
-  CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMemset(d_probes.get(), 0, cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
   CDPKIT_CUDA_TRY(cudaMemset(d_counters.get(), 0, slots * sizeof(unsigned long long)));
   CDPKIT_CUDA_TRY(cudaMemset(d_ids.get(), 0xff, 2 * n * sizeof(std::uint32_t)));
-  aggregation_kernel<<<n / 128, 128>>>(d_state.get(), d_counters.get(), d_ids.get(), d_ids.get() + n);
+  aggregation_kernel<<<n / 128, 128>>>(state.get(), d_counters.get(), d_ids.get(), d_ids.get() + n);
   CDPKIT_CUDA_TRY(cudaGetLastError());
   CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
   std::vector<unsigned long long> counters(slots);
   std::vector<std::uint32_t> ids(2 * n);
-  std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries);
-  cdpkit::trace_totals totals{};
   CDPKIT_CUDA_TRY(cudaMemcpy(counters.data(), d_counters.get(), slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), d_probes.get(), probes.size() * sizeof(cdpkit::probe_counters),
-                             cudaMemcpyDeviceToHost));
-  CDPKIT_CUDA_TRY(cudaMemcpy(&totals, d_totals.get(), sizeof totals, cudaMemcpyDeviceToHost));
+  const std::vector<cdpkit::probe_counters> probes = state.probes();
+  const cdpkit::trace_totals totals = state.totals();
   std::vector<unsigned long long> expected(slots, 0);
   std::vector<bool> seen;
   std::uint64_t reserved = 0;
@@ -524,37 +544,21 @@ TEST_CASE("trace counters and record ids taken once per warp are exact under div
 
 TEST_CASE("requests past a full record buffer take no id and are counted by site, none lost" * CDPKIT_GPU_CASE) {
   constexpr unsigned int n = 65536, capacity = 1000, site = 3;
-  cdpkit::detail::unique_device_ptr<cdpkit::launch_state> d_state;
-  cdpkit::detail::unique_device_ptr<cdpkit::trace_totals> d_totals;
-  cdpkit::detail::unique_device_ptr<cdpkit::probe_counters[]> d_probes;
+  hand_built_state state(capacity);
   cdpkit::detail::unique_device_ptr<std::uint32_t[]> d_ids;
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_state), sizeof(cdpkit::launch_state)));
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_totals), sizeof(cdpkit::trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_probes), cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
-  cdpkit::launch_state h{};
-  h.totals = d_totals.get();
-  h.probes = d_probes.get();
-  h.record_capacity = capacity;
-  CDPKIT_CUDA_TRY(cudaMemcpy(d_state.get(), &h, sizeof h, cudaMemcpyHostToDevice));
-  CDPKIT_CUDA_TRY(cudaMemset(d_totals.get(), 0, sizeof(cdpkit::trace_totals)));
-  CDPKIT_CUDA_TRY(cudaMemset(d_probes.get(), 0, cdpkit::probe_entries * sizeof(cdpkit::probe_counters)));
   // two launches: the first fills the buffer (how many of its requests go past it before they
   // read it full is a race), the second finds it full from its first request
-  reserve_all_kernel<<<n / 256, 256>>>(d_state.get(), d_ids.get());
+  reserve_all_kernel<<<n / 256, 256>>>(state.get(), d_ids.get());
   CDPKIT_CUDA_TRY(cudaGetLastError());
-  cdpkit::trace_totals after_first{};
-  CDPKIT_CUDA_TRY(cudaMemcpy(&after_first, d_totals.get(), sizeof after_first, cudaMemcpyDeviceToHost));
-  reserve_all_kernel<<<n / 256, 256>>>(d_state.get(), d_ids.get() + n);
+  const cdpkit::trace_totals after_first = state.totals();
+  reserve_all_kernel<<<n / 256, 256>>>(state.get(), d_ids.get() + n);
   CDPKIT_CUDA_TRY(cudaGetLastError());
   CDPKIT_CUDA_TRY(cudaDeviceSynchronize());
   std::vector<std::uint32_t> ids(2 * n);
-  std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries);
-  cdpkit::trace_totals totals{};
   CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), d_probes.get(), probes.size() * sizeof(cdpkit::probe_counters),
-                             cudaMemcpyDeviceToHost));
-  CDPKIT_CUDA_TRY(cudaMemcpy(&totals, d_totals.get(), sizeof totals, cudaMemcpyDeviceToHost));
+  const std::vector<cdpkit::probe_counters> probes = state.probes();
+  cdpkit::trace_totals totals = state.totals();
   const std::uint64_t reserved = totals.records_requested;  // requests that took the atomic
   CHECK(after_first.records_requested >= capacity);  // a warp stops taking ids only once it reads the buffer full
   CHECK(reserved == after_first.records_requested);  // the second launch took none
