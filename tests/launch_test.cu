@@ -596,12 +596,13 @@ TEST_CASE("a site id out of range raises a device error that the host throws" * 
 
 namespace {
 /// How probe_kernel counts its loop.
-enum class probe_mode { per_iteration, at_entry, at_entry_partial, at_entry_whole_warp, single_step };
+enum class probe_mode { per_iteration, at_entry, at_entry_partial, at_entry_whole_warp, at_entry_two_valued, single_step };
 
 __device__ unsigned int probe_scratch;
 
 /// Thread t loops lengths[t] times with a probe step per iteration (per_iteration), or counts
-/// its lengths[t] steps at the loop's start (at_entry); single_step: threads with lengths[t] > 0
+/// its lengths[t] steps at the loop's start (at_entry; at_entry_two_valued: with
+/// steps_two_valued); single_step: threads with lengths[t] > 0
 /// make one single-step probe. Not unrolled: the probe counts the lanes active where it stands,
 /// so an unrolled loop would group the steps.
 template <probe_mode Mode>
@@ -619,6 +620,8 @@ __global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_
     cdpkit::warp_probe probe(ctx, probe_site);
     if constexpr (Mode == probe_mode::at_entry) {
       probe.steps(n);
+    } else if constexpr (Mode == probe_mode::at_entry_two_valued) {
+      probe.steps_two_valued(n);
     } else if constexpr (Mode == probe_mode::at_entry_partial) {
       if (n != 0) probe.steps(n);  // lanes without steps stay out: a partial mask
     } else {
@@ -647,6 +650,9 @@ cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths,
     case probe_mode::at_entry_whole_warp:
       probe_kernel<probe_mode::at_entry_whole_warp><<<blocks, 128>>>(rt.root_context(), d);
       break;
+    case probe_mode::at_entry_two_valued:
+      probe_kernel<probe_mode::at_entry_two_valued><<<blocks, 128>>>(rt.root_context(), d);
+      break;
     case probe_mode::single_step: probe_kernel<probe_mode::single_step><<<blocks, 128>>>(rt.root_context(), d); break;
   }
   CDPKIT_CHECK_DEVICE_ERRORS(rt);
@@ -673,20 +679,22 @@ void check_same_probe_counts(const cdpkit::site_counters& a, const cdpkit::site_
 
 TEST_CASE("a loop counted at its start (warp_probe::steps) has the counts of one probe step per "
           "iteration" * CDPKIT_GPU_CASE) {
-  std::vector<std::uint32_t> lengths(6144);
+  std::vector<std::uint32_t> lengths(7168);
   std::uint64_t x = 12345;
   for (std::size_t t = 0; t < lengths.size(); ++t) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     const auto r = static_cast<std::uint32_t>(x >> 33);
     const auto warp = static_cast<std::uint32_t>(t / 32), lane = static_cast<std::uint32_t>(t % 32);
     // zeros, ties, a staircase and long tails; then the shapes steps() counts without ranking the
-    // lanes: one value per warp (0 included), and two (a strided loop's n + 1 and n; 0 and n)
+    // lanes: one value per warp (0 included), and two (a strided loop's n + 1 and n; 0 and n);
+    // last, large counts whose lanes differ in many bits (from bit 0 to bit 17)
     lengths[t] = t < 1024   ? r % 4
                  : t < 2048 ? lane
                  : t < 4096 ? r % 300
                  : t < 5120 ? warp % 7 * 13
-                 : warp % 2 == 0 ? warp % 5 + (lane < warp % 32 ? 1u : 0u)
-                                 : (lane % 3 == 0 ? warp % 9 : 0u);
+                 : t < 6144 ? (warp % 2 == 0 ? warp % 5 + (lane < warp % 32 ? 1u : 0u)
+                                             : (lane % 3 == 0 ? warp % 9 : 0u))
+                            : (lane % 4 == 0 ? 65536u : 0u) + r % 70000;
   }
   const auto per_iteration = run_probe(lengths, probe_mode::per_iteration);
   const auto at_entry = run_probe(lengths, probe_mode::at_entry);
@@ -696,6 +704,82 @@ TEST_CASE("a loop counted at its start (warp_probe::steps) has the counts of one
   check_same_probe_counts(per_iteration, run_probe(lengths, probe_mode::at_entry_partial));
   // a probe built for the whole warp after divergent code (lanes given, not read) counts the same
   check_same_probe_counts(per_iteration, run_probe(lengths, probe_mode::at_entry_whole_warp));
+}
+
+TEST_CASE("a loop counted at its start counts trip counts up to 2^32 - 1 exactly, the warp's sum past 2^32" *
+          CDPKIT_GPU_CASE) {
+  // counts whose lanes differ in every bit, near 2^32 and 2^31, at 16-bit boundaries, ties and
+  // zeros (the lanes with 0 stay out of at_entry_partial's probe: a partial mask); per warp, the
+  // expected counts from the lanes sorted on the host (a loop per step would take hours)
+  const std::uint32_t pool[] = {0xffffffffu, 0xfffffffeu, 0x80000000u, 0x80000001u, 0x7fffffffu,
+                                0xffffu,     0x10000u,    0x1ffffu,    0u,          1u};
+  std::vector<std::uint32_t> lengths(1024);
+  std::uint64_t x = 99;
+  for (auto& n : lengths) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    n = (x >> 60) < 10 ? pool[x >> 60] : static_cast<std::uint32_t>(x >> 20);
+  }
+  cdpkit::site_counters expected{};
+  for (std::size_t w = 0; w < lengths.size() / 32; ++w) {
+    std::vector<std::uint64_t> lanes(lengths.begin() + 32 * w, lengths.begin() + 32 * (w + 1));
+    std::sort(lanes.rbegin(), lanes.rend());
+    lanes.push_back(0);
+    for (std::size_t k = 0; k < 32; ++k) expected.lanes_hist[k + 1] += lanes[k] - lanes[k + 1];
+    expected.probe_steps += lanes[0];
+    for (std::size_t k = 0; k < 32; ++k) expected.probe_active_lanes += lanes[k];
+    expected.probe_warps += lanes[0] > 0 ? 1u : 0u;
+  }
+  CHECK(expected.probe_active_lanes > (1ull << 36));  // warps whose sums pass 2^32
+  for (const auto mode : {probe_mode::at_entry, probe_mode::at_entry_partial}) {
+    const auto c = run_probe(lengths, mode);
+    CHECK(c.probe_warps == expected.probe_warps);
+    CHECK(c.probe_steps == expected.probe_steps);
+    CHECK(c.probe_active_lanes == expected.probe_active_lanes);
+    for (int k = 1; k < cdpkit::trace_limits::lane_buckets; ++k) {
+      CAPTURE(k);
+      CHECK(c.lanes_hist[k] == expected.lanes_hist[k]);
+    }
+  }
+}
+
+TEST_CASE("a loop of at most two trip counts per warp (warp_probe::steps_two_valued) has the counts of "
+          "one probe step per iteration" * CDPKIT_GPU_CASE) {
+  // strided loops over consecutive positions (stride 128 and 32), one value per warp, 0 and n
+  std::vector<std::uint32_t> lengths(4096);
+  for (std::size_t t = 0; t < lengths.size(); ++t) {
+    const auto warp = static_cast<std::uint32_t>(t / 32), lane = static_cast<std::uint32_t>(t % 32);
+    lengths[t] = t < 1024   ? static_cast<std::uint32_t>(cdpkit::strided_trip_count(t % 128, 1000 + warp, 128))
+                 : t < 2048 ? static_cast<std::uint32_t>(cdpkit::strided_trip_count(lane, warp * 7, 32))
+                 : t < 3072 ? warp % 11
+                            : (lane < warp % 32 ? warp % 5 : 0u);
+  }
+  const auto per_iteration = run_probe(lengths, probe_mode::per_iteration);
+  const auto two_valued = run_probe(lengths, probe_mode::at_entry_two_valued);
+  CHECK(per_iteration.probe_steps > 0);
+  check_same_probe_counts(per_iteration, two_valued);
+}
+
+TEST_CASE("steps_two_valued over three trip counts in a warp counts nothing and raises a device error "
+          "that the host throws" * CDPKIT_GPU_CASE) {
+  std::vector<std::uint32_t> lengths(128);
+  for (std::size_t t = 0; t < lengths.size(); ++t) lengths[t] = static_cast<std::uint32_t>(t % 3);  // 0, 1, 2
+  cdpkit::launch_runtime rt;
+  cdpkit::profiling::trace_session session(rt);
+  cdpkit::detail::unique_device_ptr<std::uint32_t[]> d;
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d), lengths.size() * sizeof(std::uint32_t)));
+  CDPKIT_CUDA_TRY(cudaMemcpy(d.get(), lengths.data(), lengths.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  probe_kernel<probe_mode::at_entry_two_valued><<<1, 128>>>(rt.root_context(), d.get());
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  try {
+    CDPKIT_CHECK_DEVICE_ERRORS(rt);
+    FAIL("no device error was raised");
+  } catch (const cdpkit::cuda_error& e) {
+    CHECK(std::string(e.what()).find("probe_values") != std::string::npos);
+  }
+  CHECK_NOTHROW(CDPKIT_CHECK_DEVICE_ERRORS(rt));  // the flag was cleared
+  const auto c = session.collect().sites[probe_site];
+  CHECK(c.probe_warps == 0u);
+  CHECK(c.probe_steps == 0u);
 }
 
 TEST_CASE("single-step probes count each warp once with its active lanes" * CDPKIT_GPU_CASE) {

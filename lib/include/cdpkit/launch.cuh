@@ -44,6 +44,7 @@
 //
 // Compile with relocatable device code (-rdc=true / CUDA_SEPARABLE_COMPILATION) and link cudadevrt.
 
+#include <cdpkit/detail/global.cuh>
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
 #include <cdpkit/launch/stripes.cuh>
@@ -78,7 +79,7 @@ __device__ __forceinline__ unsigned int log2_bucket(unsigned long long v) {
 }
 
 __device__ __forceinline__ void raise_device_error(launch_state* s, std::uint32_t bits) {
-  atomicOr(&s->error_flags, bits);
+  atomicOr(in_global(&s->error_flags), bits);
 }
 
 /// Take one unit of the pending budget and a completion slot holding `blocks`. False when the
@@ -87,9 +88,9 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
                                        bool tracing) {
   // A plain read first: over budget, no atomic traffic at all.
   if (*reinterpret_cast<volatile int*>(&s->pending) >= s->pending_budget) return false;
-  const int prev = atomicAdd(&s->pending, 1);
+  const int prev = atomicAdd(in_global(&s->pending), 1);
   if (prev >= s->pending_budget) {
-    atomicSub(&s->pending, 1);
+    atomicSub(in_global(&s->pending), 1);
     return false;
   }
   // Occupied slots never exceed the in-flight count, which is below slot_count for us here, so a
@@ -101,9 +102,9 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
   std::uint32_t i = static_cast<std::uint32_t>(prev) % s->slot_count;
   const std::uint32_t max_tries = s->slot_count < 512u ? 1024u : 2u * s->slot_count;
   for (std::uint32_t tries = 0; tries < max_tries; ++tries) {
-    if (atomicCAS(&s->slots[i], 0u, blocks) == 0u) {
+    if (atomicCAS(in_global(&s->slots[i]), 0u, blocks) == 0u) {
       __threadfence();  // the slot is ours before its owner is rewritten (complete_unit)
-      if (tracing) atomicMax(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
+      if (tracing) atomicMax(in_global(&s->totals->pending_high_water), static_cast<unsigned int>(prev + 1));
       *slot = i;
       launch_mirror* m = s->mirror;
       *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[i]) = blocks;
@@ -114,14 +115,14 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
   }
   // Unreachable while the invariant holds; say so instead of hiding it as a budget fallback.
   raise_device_error(s, device_error_slot_probe_exhausted);
-  atomicSub(&s->pending, 1);
+  atomicSub(in_global(&s->pending), 1);
   return false;
 }
 
 /// Give back the budget of a child whose launch failed.
 __device__ inline void release_pending(launch_state* s, std::uint32_t slot) {
-  atomicExch(&s->slots[slot], 0u);
-  const int now = atomicSub(&s->pending, 1) - 1;
+  atomicExch(in_global(&s->slots[slot]), 0u);
+  const int now = atomicSub(in_global(&s->pending), 1) - 1;
   launch_mirror* m = s->mirror;
   *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[slot]) = 0u;
   *reinterpret_cast<volatile int*>(&m->pending) = now;
@@ -139,9 +140,9 @@ __device__ inline void complete_unit(launch_state* s, std::uint32_t slot) {
   while (slot != no_slot) {
     const std::uint32_t owner = __ldcg(&s->slot_owner[slot]);
     __threadfence();
-    if (atomicSub(&s->slots[slot], 1u) != 1u) return;
+    if (atomicSub(in_global(&s->slots[slot]), 1u) != 1u) return;
     *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[slot]) = 0u;
-    const int before = atomicSub(&s->pending, 1);
+    const int before = atomicSub(in_global(&s->pending), 1);
     if (before <= 0) raise_device_error(s, device_error_pending_underflow);
     *reinterpret_cast<volatile int*>(&m->pending) = before - 1;
     *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
@@ -151,7 +152,7 @@ __device__ inline void complete_unit(launch_state* s, std::uint32_t slot) {
 
 /// A child grid was launched: count it (device and mirror).
 __device__ inline void note_launch(launch_state* s) {
-  const unsigned int n = atomicAdd(&s->launches, 1u) + 1u;
+  const unsigned int n = atomicAdd(in_global(&s->launches), 1u) + 1u;
   launch_mirror* m = s->mirror;
   *reinterpret_cast<volatile unsigned int*>(&m->launches) = n;
   *reinterpret_cast<volatile unsigned long long*>(&m->last_event_ns) = global_timer_ns();
@@ -172,7 +173,7 @@ __device__ __forceinline__ bool first_thread_of_block() {
 __device__ inline void child_block_begin(const launch_context& ctx) {
   if (launch_record* r = traced_record(ctx)) {
     if (first_thread_of_block())
-      atomicMin(reinterpret_cast<unsigned long long*>(&r->start_ns),
+      atomicMin(in_global(reinterpret_cast<unsigned long long*>(&r->start_ns)),
                 static_cast<unsigned long long>(global_timer_ns()));
   }
 }
@@ -185,7 +186,7 @@ __device__ inline void child_block_done(const launch_context& ctx) {
   __syncthreads();
   if (launch_record* r = traced_record(ctx)) {
     if (first_thread_of_block())
-      atomicMax(reinterpret_cast<unsigned long long*>(&r->end_ns),
+      atomicMax(in_global(reinterpret_cast<unsigned long long*>(&r->end_ns)),
                 static_cast<unsigned long long>(global_timer_ns()));
   }
   if (ctx.slot == no_slot) return;
@@ -205,6 +206,7 @@ __device__ __forceinline__ bool same_counter(unsigned int active, const unsigned
 /// Add each calling lane's `v` to *counter with one atomic per set of the lanes that run together
 /// here and name the same counter (traced runs: a storm of refused requests, e.g. a million over
 /// the pending budget, would otherwise queue up one atomic per request on a few addresses).
+/// Precondition: counter addresses global memory (as every trace counter does).
 __device__ inline void add_aggregated(unsigned long long* counter, unsigned long long v) {
   const unsigned int active = __activemask();
   const int leader = __ffs(static_cast<int>(active)) - 1;
@@ -223,10 +225,10 @@ __device__ inline void add_aggregated(unsigned long long* counter, unsigned long
     for (unsigned int rest = same; rest != 0u; rest &= rest - 1u)
       sum += __shfl_sync(same, v, __ffs(static_cast<int>(rest)) - 1);
   }
-  if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1)) atomicAdd(counter, sum);
+  if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1)) atomicAdd(in_global(counter), sum);
 }
 
-/// add_aggregated(counter, 1): a popcount instead of the sum.
+/// add_aggregated(counter, 1): a popcount instead of the sum. Precondition: as add_aggregated's.
 __device__ inline void count_aggregated(unsigned long long* counter) {
   const unsigned int active = __activemask();
   const int leader = __ffs(static_cast<int>(active)) - 1;
@@ -234,7 +236,7 @@ __device__ inline void count_aggregated(unsigned long long* counter) {
                                 ? active
                                 : __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
   if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1))
-    atomicAdd(counter, static_cast<unsigned long long>(__popc(same)));
+    atomicAdd(in_global(counter), static_cast<unsigned long long>(__popc(same)));
 }
 
 /// Reserve the next trace record id for a request of `site`: one atomic for the lanes that run
@@ -253,7 +255,7 @@ __device__ inline std::uint32_t reserve_record(launch_state* s, std::uint16_t si
   const unsigned int lane = lane_id();
   unsigned long long base = 0;
   if (lane == static_cast<unsigned int>(leader))
-    base = atomicAdd(&s->totals->records_requested, static_cast<unsigned long long>(__popc(active)));
+    base = atomicAdd(in_global(&s->totals->records_requested), static_cast<unsigned long long>(__popc(active)));
   base = __shfl_sync(active, base, leader);
   const unsigned long long id = base + static_cast<unsigned int>(__popc(active & ((1u << lane) - 1u)));
   // (an id past the buffer is never stored: every one reads record_capacity, and none wraps
@@ -263,13 +265,13 @@ __device__ inline std::uint32_t reserve_record(launch_state* s, std::uint16_t si
 
 __device__ inline void count_error_code(site_counters& c, int code) {
   for (int k = 0; k < trace_limits::error_slots; ++k) {
-    const int seen = atomicCAS(&c.error_code[k], 0, code);
+    const int seen = atomicCAS(in_global(&c.error_code[k]), 0, code);
     if (seen == 0 || seen == code) {
-      atomicAdd(&c.error_count[k], 1u);
+      atomicAdd(in_global(&c.error_count[k]), 1u);
       return;
     }
   }
-  atomicAdd(&c.error_overflow, 1u);
+  atomicAdd(in_global(&c.error_overflow), 1u);
 }
 
 /// Append the record (when it fits) and update the site's counters.
@@ -300,21 +302,21 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
   count_aggregated(&p->outcomes[static_cast<int>(result.outcome)]);
   if (result.outcome == launch_outcome::launched) {
     const unsigned long long threads = 1ull * blocks * child_block_threads;
-    atomicAdd(&c.child_threads, threads);
-    atomicAdd(&c.child_blocks, static_cast<unsigned long long>(blocks));
-    atomicAdd(&c.work_items, static_cast<unsigned long long>(work));
-    if (work < tiny_grid_work) atomicAdd(&c.tiny_launches, 1ull);
-    atomicAdd(&c.stream_launches[static_cast<int>(stream)], 1ull);
+    atomicAdd(in_global(&c.child_threads), threads);
+    atomicAdd(in_global(&c.child_blocks), static_cast<unsigned long long>(blocks));
+    atomicAdd(in_global(&c.work_items), static_cast<unsigned long long>(work));
+    if (work < tiny_grid_work) atomicAdd(in_global(&c.tiny_launches), 1ull);
+    atomicAdd(in_global(&c.stream_launches[static_cast<int>(stream)]), 1ull);
     // threads reach 2^42 (2^31 - 1 blocks of 1024): the last bucket holds everything >= 2^32
     const unsigned int tb = log2_bucket(threads);
-    atomicAdd(&c.threads_log2[tb < trace_limits::log2_buckets ? tb : trace_limits::log2_buckets - 1],
+    atomicAdd(in_global(&c.threads_log2[tb < trace_limits::log2_buckets ? tb : trace_limits::log2_buckets - 1]),
               1u);
-    atomicAdd(&c.blocks_log2[log2_bucket(blocks)], 1u);
-    atomicAdd(&c.work_log2[log2_bucket(work)], 1u);
-    atomicAdd(&c.depth_hist[depth < trace_limits::depth_buckets ? depth
-                                                                : trace_limits::depth_buckets - 1],
+    atomicAdd(in_global(&c.blocks_log2[log2_bucket(blocks)]), 1u);
+    atomicAdd(in_global(&c.work_log2[log2_bucket(work)]), 1u);
+    atomicAdd(in_global(&c.depth_hist[depth < trace_limits::depth_buckets ? depth
+                                                                : trace_limits::depth_buckets - 1]),
               1u);
-    atomicMax(&c.max_depth, static_cast<unsigned int>(depth));
+    atomicMax(in_global(&c.max_depth), static_cast<unsigned int>(depth));
   } else if (result.outcome == launch_outcome::fallback_error) {
     count_error_code(c, static_cast<int>(result.error));
   }
@@ -427,7 +429,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
                                     ? __ldcg(&s->slot_owner[parent.slot])
                                     : parent.slot;
     __stcg(&s->slot_owner[child.slot], owner);
-    if (owner != no_slot) atomicAdd(&s->slots[owner], 1u);
+    if (owner != no_slot) atomicAdd(in_global(&s->slots[owner]), 1u);
     cudaStream_t st = cudaStreamFireAndForget;
     cudaError_t err = cudaSuccess;
     switch (stream) {
@@ -557,7 +559,7 @@ __device__ inline bool last_block_to_arrive(std::uint32_t* done, std::uint32_t g
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-    flag = atomicAdd(done, 1u) == grid - 1;
+    flag = atomicAdd(detail::in_global(done), 1u) == grid - 1;
     if (flag) __threadfence();
   }
   __syncthreads();

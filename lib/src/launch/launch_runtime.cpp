@@ -43,9 +43,13 @@ std::string describe_device_errors(std::uint32_t flags) {
   if (flags & device_error_queue_overflow)
     what += " queue_overflow (a device work queue sized for the worst case was full: a library"
             " bug; the result is wrong);";
+  if (flags & device_error_probe_values)
+    what += " probe_values (warp_probe::steps_two_valued saw three trip counts or more among lanes that called together:"
+            " that loop was not counted; use steps());";
   const std::uint32_t known = device_error_bad_segment | device_error_bad_site |
                               device_error_pending_underflow | device_error_slot_probe_exhausted |
-                              device_error_item_overflow | device_error_queue_overflow;
+                              device_error_item_overflow | device_error_queue_overflow |
+                              device_error_probe_values;
   if (flags & ~known) what += " unknown bits 0x" + std::to_string(flags & ~known) + ";";
   return what;
 }

@@ -25,6 +25,9 @@ enum device_error_bits : std::uint32_t {
   /// a library's device-side work queue was full although it is sized for the worst case
   /// (library bug; the queued work was lost and the result is wrong)
   device_error_queue_overflow = 1u << 5,
+  /// a warp_probe::steps_two_valued call whose lanes' trip counts took three values or more (a
+  /// broken precondition: that loop's steps were not counted)
+  device_error_probe_values = 1u << 6,
 };
 
 }  // namespace cdpkit

@@ -69,7 +69,7 @@ __device__ void warp_aggregated_agent(const launch_context& ctx, const Segments&
   __syncwarp();  // other lanes' pre_op writes are visible to this lane from here on
   // (the probe counts each lane's trip count at once, nothing per item)
   warp_probe probe(ctx, sites::l2c_cooperative_items, full);
-  probe.steps(static_cast<unsigned int>(strided_trip_count(lane, total, 32)));
+  probe.steps_two_valued(static_cast<unsigned int>(strided_trip_count(lane, total, 32)));  // (lanes 0..31, stride 32)
   for (unsigned long long base = 0; base < total; base += 32 * walk_items) {
     std::uint32_t seg[walk_items], item[walk_items];
     bool valid[walk_items];

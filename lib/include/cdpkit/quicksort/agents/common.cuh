@@ -372,8 +372,10 @@ struct partition_pass {
                                std::uint32_t* counts, const Compare& comp) {
     // thread t's keys are lo + t, lo + t + BlockThreads, ... below hi (tile by tile): the probe
     // counts them at once, nothing per key
+    // (a warp's lanes start at consecutive keys, BlockThreads >= 32 apart: two trip counts at most)
+    static_assert(BlockThreads >= 32, "a warp's strided trip counts take two values at most");
     warp_probe probe(probe_ctx, sites::qs_partition_probe);
-    probe.steps(static_cast<unsigned int>(strided_trip_count(lo + threadIdx.x, hi, BlockThreads)));
+    probe.steps_two_valued(static_cast<unsigned int>(strided_trip_count(lo + threadIdx.x, hi, BlockThreads)));
     for (std::uint64_t base = lo; base < hi; base += tile) {
       T x[items];
 #pragma unroll

@@ -102,7 +102,9 @@ struct two_stream_agent {
         lo + two_stream_keys_per_block < t->size ? lo + two_stream_keys_per_block : t->size;
     {
       warp_probe probe(ctx, sites::qs_partition_probe);
-      probe.steps(static_cast<unsigned int>(strided_trip_count(lo + threadIdx.x, hi, block_threads)));
+      // (a warp's lanes start at consecutive keys, block_threads >= 32 apart: two trip counts at most)
+      static_assert(block_threads >= 32, "a warp's strided trip counts take two values at most");
+      probe.steps_two_valued(static_cast<unsigned int>(strided_trip_count(lo + threadIdx.x, hi, block_threads)));
       for (std::uint64_t i = lo + threadIdx.x; i < hi; i += block_threads) {
         const T x = src[i];
         const bool left = or_equal ? !a.comp(pivot, x) : a.comp(x, pivot);
