@@ -47,7 +47,7 @@
 #include <cdpkit/detail/global.cuh>
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
-#include <cdpkit/launch/stripes.cuh>
+#include <cdpkit/launch/device_state.cuh>
 #include <cdpkit/launch/types.hpp>
 
 #include <cuda_runtime.h>
@@ -76,10 +76,6 @@ __device__ __forceinline__ std::uint64_t global_timer_ns() {
 /// floor(log2(v)) for v >= 1, 0 for v == 0.
 __device__ __forceinline__ unsigned int log2_bucket(unsigned long long v) {
   return v == 0 ? 0u : 63u - static_cast<unsigned int>(__clzll(static_cast<long long>(v)));
-}
-
-__device__ __forceinline__ void raise_device_error(launch_state* s, std::uint32_t bits) {
-  atomicOr(in_global(&s->error_flags), bits);
 }
 
 /// Take one unit of the pending budget and a completion slot holding `blocks`. False when the

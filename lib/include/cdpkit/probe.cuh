@@ -42,7 +42,7 @@
 #include <cdpkit/detail/global.cuh>
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch/state.hpp>
-#include <cdpkit/launch/stripes.cuh>
+#include <cdpkit/launch/device_state.cuh>
 #include <cdpkit/launch/types.hpp>
 
 #include <cstdint>
@@ -162,7 +162,7 @@ class warp_probe {
   __device__ warp_probe(const launch_context& ctx, std::uint16_t site, unsigned int lanes, bool fixed)
       : state_(ctx.tracing ? ctx.state : nullptr), mask_(lanes), site_(site), fixed_(fixed) {
     if (state_ != nullptr && site >= trace_limits::max_sites) {
-      atomicOr(detail::in_global(&state_->error_flags), static_cast<std::uint32_t>(device_error_bad_site));
+      detail::raise_device_error(state_, device_error_bad_site);
       state_ = nullptr;
     }
   }
@@ -199,7 +199,7 @@ class warp_probe {
         leader_active_ += total;
       }
     } else if (leader) {
-      atomicOr(detail::in_global(&state_->error_flags), static_cast<std::uint32_t>(device_error_probe_values));
+      detail::raise_device_error(state_, device_error_probe_values);
     }
 #else
     // (before sm_80, without warp reductions: the lanes ranked with a shuffle per lane)
@@ -218,7 +218,7 @@ class warp_probe {
     }
     if constexpr (!AnyValues) {
       if (!__all_sync(mask, n == most || n == least)) {  // a third value: the precondition is broken
-        if (leader) atomicOr(detail::in_global(&state_->error_flags), static_cast<std::uint32_t>(device_error_probe_values));
+        if (leader) detail::raise_device_error(state_, device_error_probe_values);
         return;
       }
     }
@@ -321,7 +321,7 @@ class warp_probe {
 __device__ inline void probe_single_step(const launch_context& ctx, std::uint16_t site) {
   if (!ctx.tracing || ctx.state == nullptr) return;
   if (site >= trace_limits::max_sites) {
-    atomicOr(detail::in_global(&ctx.state->error_flags), static_cast<std::uint32_t>(device_error_bad_site));
+    detail::raise_device_error(ctx.state, device_error_bad_site);
     return;
   }
   const unsigned int mask = __activemask();
