@@ -632,14 +632,20 @@ __global__ void probe_kernel(cdpkit::launch_context ctx, const std::uint32_t* d_
   }
 }
 
+/// probe_kernel's lengths on the device.
+cdpkit::detail::unique_device_ptr<std::uint32_t[]> device_lengths(const std::vector<std::uint32_t>& lengths) {
+  cdpkit::detail::unique_device_ptr<std::uint32_t[]> d;
+  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d), lengths.size() * sizeof(std::uint32_t)));
+  CDPKIT_CUDA_TRY(cudaMemcpy(d.get(), lengths.data(), lengths.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  return d;
+}
+
 cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths,
                                 probe_mode mode = probe_mode::per_iteration) {
   cdpkit::launch_runtime rt;
   cdpkit::profiling::trace_session session(rt);
-  std::uint32_t* d = nullptr;
-  CDPKIT_CUDA_TRY(cudaMalloc(&d, lengths.size() * sizeof(std::uint32_t)));
-  CDPKIT_CUDA_TRY(cudaMemcpy(d, lengths.data(), lengths.size() * sizeof(std::uint32_t),
-                             cudaMemcpyHostToDevice));
+  const auto owned = device_lengths(lengths);
+  const std::uint32_t* d = owned.get();
   const auto blocks = static_cast<unsigned int>(lengths.size() / 128);
   switch (mode) {
     case probe_mode::per_iteration: probe_kernel<probe_mode::per_iteration><<<blocks, 128>>>(rt.root_context(), d); break;
@@ -656,7 +662,6 @@ cdpkit::site_counters run_probe(const std::vector<std::uint32_t>& lengths,
     case probe_mode::single_step: probe_kernel<probe_mode::single_step><<<blocks, 128>>>(rt.root_context(), d); break;
   }
   CDPKIT_CHECK_DEVICE_ERRORS(rt);
-  CDPKIT_CUDA_TRY(cudaFree(d));
   return session.collect().sites[probe_site];
 }
 
@@ -762,9 +767,7 @@ TEST_CASE("steps_two_valued over three trip counts in a warp counts nothing and 
   for (std::size_t t = 0; t < lengths.size(); ++t) lengths[t] = static_cast<std::uint32_t>(t % 3);  // 0, 1, 2
   cdpkit::launch_runtime rt;
   cdpkit::profiling::trace_session session(rt);
-  cdpkit::detail::unique_device_ptr<std::uint32_t[]> d;
-  CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d), lengths.size() * sizeof(std::uint32_t)));
-  CDPKIT_CUDA_TRY(cudaMemcpy(d.get(), lengths.data(), lengths.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  const auto d = device_lengths(lengths);
   probe_kernel<probe_mode::at_entry_two_valued><<<1, 128>>>(rt.root_context(), d.get());
   CDPKIT_CUDA_TRY(cudaGetLastError());
   try {
