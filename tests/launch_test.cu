@@ -447,14 +447,14 @@ __global__ void aggregation_kernel(cdpkit::launch_state* s, unsigned long long* 
   } else if (t % 7 == 1) {
     cdpkit::detail::add_aggregated(&counters[5 + t % 2], t);
   } else {
-    ids[t] = cdpkit::detail::reserve_record(s, 3);
+    ids[t] = cdpkit::detail::reserve_record(s);
   }
-  if (t % 11 == 0) more_ids[t] = cdpkit::detail::reserve_record(s, 3);
+  if (t % 11 == 0) more_ids[t] = cdpkit::detail::reserve_record(s);
 }
 
 /// Every thread asks for a record id of site 3.
 __global__ void reserve_all_kernel(cdpkit::launch_state* s, std::uint32_t* ids) {
-  ids[blockIdx.x * blockDim.x + threadIdx.x] = cdpkit::detail::reserve_record(s, 3);
+  ids[blockIdx.x * blockDim.x + threadIdx.x] = cdpkit::detail::reserve_record(s);
 }
 /// A launch_state built by hand on the device (no runtime): totals and probe stripes zeroed,
 /// `capacity` record ids. For tests of the device-side counters alone.
@@ -509,7 +509,6 @@ TEST_CASE("trace counters and record ids taken once per warp are exact under div
   std::vector<std::uint32_t> ids(2 * n);
   CDPKIT_CUDA_TRY(cudaMemcpy(counters.data(), d_counters.get(), slots * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  const std::vector<cdpkit::probe_counters> probes = state.probes();
   const cdpkit::trace_totals totals = state.totals();
   std::vector<unsigned long long> expected(slots, 0);
   std::vector<bool> seen;
@@ -536,14 +535,10 @@ TEST_CASE("trace counters and record ids taken once per warp are exact under div
   }
   CHECK(unique);
   CHECK(taken == reserved);
-  // the buffer never filled: no request went without an id
-  unsigned long long unreserved = 0;
-  for (const auto& p : probes) unreserved += p.records_unreserved;
-  CHECK(unreserved == 0u);
 }
 
-TEST_CASE("requests past a full record buffer take no id and are counted by site, none lost" * CDPKIT_GPU_CASE) {
-  constexpr unsigned int n = 65536, capacity = 1000, site = 3;
+TEST_CASE("requests past a full record buffer take no id and leave every device counter as it was" * CDPKIT_GPU_CASE) {
+  constexpr unsigned int n = 65536, capacity = 1000;
   hand_built_state state(capacity);
   cdpkit::detail::unique_device_ptr<std::uint32_t[]> d_ids;
   CDPKIT_CUDA_TRY(cudaMalloc(cdpkit::detail::out_ptr(d_ids), 2 * n * sizeof(std::uint32_t)));
@@ -558,10 +553,9 @@ TEST_CASE("requests past a full record buffer take no id and are counted by site
   std::vector<std::uint32_t> ids(2 * n);
   CDPKIT_CUDA_TRY(cudaMemcpy(ids.data(), d_ids.get(), 2 * n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
   const std::vector<cdpkit::probe_counters> probes = state.probes();
-  cdpkit::trace_totals totals = state.totals();
-  const std::uint64_t reserved = totals.records_requested;  // requests that took the atomic
+  const cdpkit::trace_totals totals = state.totals();
   CHECK(after_first.records_requested >= capacity);  // a warp stops taking ids only once it reads the buffer full
-  CHECK(reserved == after_first.records_requested);  // the second launch took none
+  CHECK(totals.records_requested == after_first.records_requested);  // the second launch took none
   // the ids below the capacity each once; every other request read record_capacity
   std::vector<std::uint64_t> seen(capacity + 1, 0);
   bool in_range = true;
@@ -573,18 +567,13 @@ TEST_CASE("requests past a full record buffer take no id and are counted by site
   CHECK(std::count(seen.begin(), seen.begin() + capacity, 1u) == static_cast<std::ptrdiff_t>(capacity));
   CHECK(seen[capacity] == 2u * n - capacity);
   CHECK(std::all_of(ids.begin() + n, ids.end(), [](std::uint32_t id) { return id == capacity; }));
-  // the requests without an id, counted in the stripes of their own site only
-  std::uint64_t unreserved_here = 0, unreserved_elsewhere = 0;
-  for (int s = 0; s < cdpkit::trace_limits::max_sites; ++s)
-    for (int stripe = 0; stripe < cdpkit::probe_stripes; ++stripe)
-      (s == static_cast<int>(site) ? unreserved_here : unreserved_elsewhere) +=
-          probes[s * cdpkit::probe_stripes + stripe].records_unreserved;
-  CHECK(unreserved_here == 2u * n - reserved);
-  CHECK(unreserved_elsewhere == 0u);
-  std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites, cdpkit::site_counters{});
-  cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals);
-  CHECK(totals.records_requested == 2u * n);  // every request counted once: with an id or without
-  CHECK(sites[site].requests == 0u);          // (reserving counts no request: trace_request does)
+  // reserving counts nothing in the stripes (the request's outcome does, in trace_request, and
+  // the host folds the records requested from the outcomes: "a full record buffer counts the
+  // dropped records")
+  // (the stripes were zeroed with a memset: every byte is still zero)
+  const auto* bytes = reinterpret_cast<const unsigned char*>(probes.data());
+  CHECK(std::all_of(bytes, bytes + probes.size() * sizeof(cdpkit::probe_counters),
+                    [](unsigned char b) { return b == 0; }));
 }
 
 TEST_CASE("a site id out of range raises a device error that the host throws" * CDPKIT_GPU_CASE) {
@@ -904,36 +893,40 @@ TEST_CASE("the host sums the warp probes' SM stripes into the site's probe count
   CHECK(sites[4].probe_warps == 0u);
 }
 
-TEST_CASE("the host sums the requests' SM stripes into the site's counters and the trace totals") {
+TEST_CASE("the host sums the requests' SM stripes into the site's counters and folds the requests from the outcomes") {
   std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries, cdpkit::probe_counters{});
   const auto at = [&](int site, int stripe) -> cdpkit::probe_counters& {
     return probes[site * cdpkit::probe_stripes + stripe];
   };
   constexpr int budget = static_cast<int>(cdpkit::launch_outcome::fallback_budget);
-  at(5, 0).requests = 40;  // stripe 0: 40 requests refused over the budget, 900 items done inline
-  at(5, 0).outcomes[budget] = 40;
+  constexpr int error = static_cast<int>(cdpkit::launch_outcome::fallback_error);
+  at(5, 0).outcomes[budget] = 40;  // stripe 0: 40 requests refused over the budget, 900 items done inline
   at(5, 0).inline_items = 900;
-  at(5, 0).records_unreserved = 30;
-  at(5, 15).requests = 2;  // the last stripe: 2 launched
-  at(5, 15).outcomes[0] = 2;
-  at(7, 3).requests = 5;  // another site
-  at(7, 3).records_unreserved = 5;
+  at(5, 15).outcomes[0] = 2;  // the last stripe: 2 launched
+  at(7, 3).outcomes[error] = 5;  // another site: 5 failed launches
   std::vector<cdpkit::site_counters> sites(cdpkit::trace_limits::max_sites);
   sites[5].requests = 1;  // what the site held before
   sites[5].outcomes[0] = 1;
   cdpkit::trace_totals totals{};
-  totals.records_requested = 13;  // the ids taken with the atomic
+  totals.records_requested = 13;  // the ids the device took
   cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals);
   CHECK(sites[5].requests == 43u);
   CHECK(sites[5].outcomes[0] == 3u);
   CHECK(sites[5].outcomes[budget] == 40u);
   CHECK(sites[5].inline_items == 900u);
   CHECK(sites[7].requests == 5u);
+  CHECK(sites[7].outcomes[error] == 5u);
   CHECK(sites[6].requests == 0u);
-  CHECK(totals.records_requested == 13u + 30u + 5u);
+  CHECK(totals.records_requested == 40u + 2u + 5u);  // every traced request of the stripes, with an id or not
   std::vector<cdpkit::site_counters> again(cdpkit::trace_limits::max_sites);
   cdpkit::detail::fold_probes(probes.data(), again.data());  // without totals: the sites alone
   CHECK(again[5].requests == 42u);
+  // a snapshot of a run in flight: ids taken by requests whose outcomes are not counted yet
+  cdpkit::trace_totals in_flight{};
+  in_flight.records_requested = 60;
+  std::vector<cdpkit::site_counters> third(cdpkit::trace_limits::max_sites);
+  cdpkit::detail::fold_probes(probes.data(), third.data(), &in_flight);
+  CHECK(in_flight.records_requested == 60u);  // never fewer than the ids taken
 }
 
 TEST_CASE("probes measure efficiency 1 when every lane has the same trip count" * CDPKIT_GPU_CASE) {

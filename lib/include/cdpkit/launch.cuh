@@ -235,17 +235,16 @@ __device__ inline void count_aggregated(unsigned long long* counter) {
     atomicAdd(in_global(counter), static_cast<unsigned long long>(__popc(same)));
 }
 
-/// Reserve the next trace record id for a request of `site`: one atomic for the lanes that run
-/// together here, which take consecutive ids in lane order. Once the buffer is full (read plainly:
-/// no atomic), the request takes no id: it is counted in its site's stripe
-/// (probe_counters::records_unreserved, which the host adds to trace_totals::records_requested)
-/// and gets record_capacity, an id past the buffer. Lanes that read the buffer not yet full just
-/// before it fills are counted by the atomic and get record_capacity too: not stored.
-__device__ inline std::uint32_t reserve_record(launch_state* s, std::uint16_t site) {
-  if (*reinterpret_cast<volatile unsigned long long*>(&s->totals->records_requested) >= s->record_capacity) {
-    count_aggregated(&striped_counters(s, site)->records_unreserved);
+/// Reserve the next trace record id for a request: one atomic for the lanes that run together
+/// here, which take consecutive ids in lane order. Once the buffer is full (read plainly: no
+/// atomic), the request takes no id and counts nothing: it gets record_capacity, an id past the
+/// buffer. Lanes that read the buffer not yet full just before it fills are counted by the atomic
+/// and get record_capacity too: not stored. (trace_totals::records_requested, the count of traced
+/// requests, is what the host folds from their outcomes: every traced request counts exactly one;
+/// on the device it is the count of ids taken.)
+__device__ inline std::uint32_t reserve_record(launch_state* s) {
+  if (*reinterpret_cast<volatile unsigned long long*>(&s->totals->records_requested) >= s->record_capacity)
     return s->record_capacity;
-  }
   const unsigned int active = __activemask();
   const int leader = __ffs(static_cast<int>(active)) - 1;
   const unsigned int lane = lane_id();
@@ -293,9 +292,8 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     r.error = static_cast<std::int16_t>(result.error);
   }
   site_counters& c = s->sites[site];
-  probe_counters* const p = striped_counters(s, site);
-  count_aggregated(&p->requests);
-  count_aggregated(&p->outcomes[static_cast<int>(result.outcome)]);
+  // (the request itself is not counted: the host folds the site's requests from its outcomes)
+  count_aggregated(&striped_counters(s, site)->outcomes[static_cast<int>(result.outcome)]);
   if (result.outcome == launch_outcome::launched) {
     const unsigned long long threads = 1ull * blocks * child_block_threads;
     atomicAdd(in_global(&c.child_threads), threads);
@@ -386,13 +384,14 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // the grids it may own (at most slot_count), is refused (cudaErrorInvalidConfiguration) and
     // done inline, never wrapped.
     blocks = blocks64 > 0xffffffffull - s->slot_count ? 0u : static_cast<std::uint32_t>(blocks64);
-    // the request's time, read before the launch: a child never starts before it
-    t_request = parent.tracing ? global_timer_ns() : 0;
     if (parent.tracing) {
-      child.record = reserve_record(s, site);
-      // the execution window starts empty before the child can run (it is visible to the child:
-      // written before the launch by the launching thread)
+      child.record = reserve_record(s);
       if (child.record < s->record_capacity) {
+        // the request's time (stored records only), read before the launch: a child never
+        // starts before it
+        t_request = global_timer_ns();
+        // the execution window starts empty before the child can run (it is visible to the
+        // child: written before the launch by the launching thread)
         s->records[child.record].start_ns = no_time_start;
         s->records[child.record].end_ns = no_time_end;
       }

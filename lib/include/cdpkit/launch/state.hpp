@@ -30,9 +30,10 @@ inline constexpr int single_step_entries = trace_limits::max_sites * single_step
 
 /// The striped part of one site's counters, of which launch_state::probes holds probe_stripes
 /// copies per site: the warp probes' fields (the divergence fields of site_counters), and the
-/// counters every traced launch request adds to (its request, its outcome, the items done
-/// inline after a refusal): a storm of refused requests (a million over the budget) would
-/// otherwise queue one atomic per warp on each of a few addresses.
+/// counters every traced launch request adds to (its outcome, the items done inline after a
+/// refusal): a storm of refused requests (a million over the budget) would otherwise queue one
+/// atomic per warp on each of a few addresses. A request counts its outcome only: the host folds
+/// the site's requests, and the trace's records requested, from the outcomes (fold_probes).
 struct probe_counters {
   unsigned long long lanes_hist[trace_limits::lane_buckets];
   unsigned long long probe_steps;
@@ -41,12 +42,8 @@ struct probe_counters {
   unsigned int efficiency_hist[trace_limits::efficiency_buckets];
   double efficiency_sum;
   // --- the requests' counters (site_counters' fields of the same names) ---
-  unsigned long long requests;
   unsigned long long outcomes[launch_outcome_count];
   unsigned long long inline_items;
-  /// Requests of this site that took no record id: the record buffer was full (they count in
-  /// trace_totals::records_requested, as records dropped).
-  unsigned long long records_unreserved;
 };
 /// Stripes of launch_state::probes (by SM id): a kernel's warps count into 16 copies of a site's
 /// striped counters instead of one address each.
@@ -74,14 +71,15 @@ struct launch_state {
   /// launching grid's owner), or no_slot for a grid owned by the host-launched grid.
   std::uint32_t* slot_owner;
   /// trace_limits::max_sites entries; their requests, outcomes and inline_items stay zero on the
-  /// device: those are counted in `probes` and folded in by the host
+  /// device: the outcomes and inline items are counted in `probes`, and the host folds them in
+  /// (the requests are the outcomes' sum)
   site_counters* sites;
   /// Warps whose probe was one step (probe_single_step), by site, stripe and active lanes:
   /// [site * single_step_stripes + stripe] * trace_limits::lane_buckets + lanes. The host folds
   /// them into `sites` (launch_runtime::snapshot); striped so that a child grid's warps do not
   /// all count into one address.
   unsigned long long* single_steps;
-  /// The striped counters (the warp probes', the requests' and the records taken without an id),
+  /// The striped counters (the warp probes' and the requests' outcomes and inline items),
   /// [site * probe_stripes + stripe], stripe = SM id % probe_stripes; the host folds them into
   /// `sites` and `totals` (launch_runtime::snapshot and diagnose).
   probe_counters* probes;
@@ -130,19 +128,25 @@ inline void fold_single_steps(const unsigned long long* single, site_counters* s
 }
 
 /// Fold launch_state::probes (`probes`, probe_entries values) into the sites' counters (`sites`,
-/// trace_limits::max_sites entries) and the records they requested without an id into
-/// `totals->records_requested` (when `totals` is given): every field is a sum over the stripes.
-/// Host code.
+/// trace_limits::max_sites entries): every field is a sum over the stripes, and a site's requests
+/// grow by its outcomes' sum (each traced request counts exactly one outcome). When `totals` is
+/// given, totals->records_requested, which holds the ids the device took, becomes the count of
+/// every traced request: the stripes' outcomes summed over all sites (or the ids taken, should
+/// that be more: a snapshot of a run still in flight, as diagnose() reads, may hold requests that
+/// took an id and have not counted their outcome yet). Host code.
 inline void fold_probes(const probe_counters* probes, site_counters* sites,
                         trace_totals* totals = nullptr) noexcept {
+  unsigned long long traced = 0;
   for (int site = 0; site < trace_limits::max_sites; ++site) {
     site_counters& c = sites[site];
     for (int stripe = 0; stripe < probe_stripes; ++stripe) {
       const probe_counters& p = probes[site * probe_stripes + stripe];
-      c.requests += p.requests;
-      for (int k = 0; k < launch_outcome_count; ++k) c.outcomes[k] += p.outcomes[k];
+      for (int k = 0; k < launch_outcome_count; ++k) {
+        c.outcomes[k] += p.outcomes[k];
+        c.requests += p.outcomes[k];
+        traced += p.outcomes[k];
+      }
       c.inline_items += p.inline_items;
-      if (totals != nullptr) totals->records_requested += p.records_unreserved;
       for (int b = 0; b < trace_limits::lane_buckets; ++b) c.lanes_hist[b] += p.lanes_hist[b];
       c.probe_steps += p.probe_steps;
       c.probe_active_lanes += p.probe_active_lanes;
@@ -151,6 +155,7 @@ inline void fold_probes(const probe_counters* probes, site_counters* sites,
       c.efficiency_sum += p.efficiency_sum;
     }
   }
+  if (totals != nullptr && traced > totals->records_requested) totals->records_requested = traced;
 }
 }  // namespace detail
 

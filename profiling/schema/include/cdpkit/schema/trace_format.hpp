@@ -81,8 +81,9 @@ constexpr bool has_execution_time(const launch_record& r) noexcept {
 }
 
 /// Per-site counters. Launch-side fields count the launches from the site; probe-side fields the
-/// warp probes naming the site. (On the device, the requests, outcomes, inline items and probe
-/// fields are counted in per-SM stripes that the host sums into these: launch_runtime::snapshot.)
+/// warp probes naming the site. (On the device, the outcomes, inline items and probe fields are
+/// counted in per-SM stripes that the host sums into these, and the requests are the outcomes'
+/// sum: launch_runtime::snapshot.)
 struct site_counters {
   unsigned long long requests;                      ///< launch requests (all outcomes)
   unsigned long long outcomes[launch_outcome_count];///< requests by launch_outcome
@@ -111,9 +112,10 @@ struct site_counters {
 
 /// Device-wide counters of the trace.
 struct trace_totals {
-  /// Records appended or dropped. On the device it is the next record id while the buffer has
-  /// room; requests after it is full take no id and are counted by site (launch_state::probes),
-  /// which launch_runtime::snapshot (and diagnose) adds here.
+  /// Records appended or dropped: every traced request. On the device it is the count of record
+  /// ids taken (the next id while the buffer has room; requests after it is full take none);
+  /// launch_runtime::snapshot (and diagnose) replaces it with the requests' outcomes summed over
+  /// the sites' stripes (launch_state::probes).
   unsigned long long records_requested;
   unsigned int pending_high_water;       ///< highest pending count seen after an acquire
   unsigned int last_auto_threshold;      ///< the threshold an algorithm last chose on the device
