@@ -452,7 +452,7 @@ __global__ void aggregation_kernel(cdpkit::launch_state* s, unsigned long long* 
   if (t % 11 == 0) more_ids[t] = cdpkit::detail::reserve_record(s);
 }
 
-/// Every thread asks for a record id of site 3.
+/// Every thread asks for a record id.
 __global__ void reserve_all_kernel(cdpkit::launch_state* s, std::uint32_t* ids) {
   ids[blockIdx.x * blockDim.x + threadIdx.x] = cdpkit::detail::reserve_record(s);
 }
