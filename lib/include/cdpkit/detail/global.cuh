@@ -6,11 +6,11 @@
 // address turned out to be shared memory, and a branch on that report: the thread waits for the
 // round trip to L2 even where it ignores the result. Through a pointer known to be global it is
 // an ATOMG with no such branch; where its result is unused, the result goes to no register (RZ)
-// and no instruction waits for it. (In whole-program builds ptxas makes a fire-and-forget REDG of such
-// an atomic; in relocatable-device-code builds, CDP's, it keeps the ATOMG.) Measured on the H200
-// (Nsight Compute, Bezier's child_per_thread, a million launch requests traced): the trace's
-// counters and probes waited on about 600,000 such atomics per run. The SASS of the tessellation
-// before and after (sm_90): 71 QSPC and 126 generic ATOMs, then none.
+// and no instruction waits for it. (In whole-program builds ptxas makes a fire-and-forget REDG
+// of such an atomic; in relocatable-device-code builds, CDP's, it keeps the ATOMG.) Measured on
+// the H200 (Nsight Compute, Bezier's child_per_thread, a million launch requests traced): the
+// trace's counters and probes waited on about 600,000 such atomics per run. The SASS of the
+// tessellation before and after (sm_90): 71 QSPC and 126 generic ATOMs, then none.
 
 namespace cdpkit::detail {
 
