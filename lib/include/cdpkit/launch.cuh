@@ -100,7 +100,7 @@ __device__ inline bool acquire_pending(launch_state* s, std::uint32_t blocks, st
   for (std::uint32_t tries = 0; tries < max_tries; ++tries) {
     if (atomicCAS(in_global(&s->slots[i]), 0u, blocks) == 0u) {
       __threadfence();  // the slot is ours before its owner is rewritten (complete_unit)
-      if (tracing) atomicMax(in_global(&s->totals->pending_high_water), static_cast<unsigned int>(prev + 1));
+      if (tracing) red_max(&s->totals->pending_high_water, static_cast<unsigned int>(prev + 1));
       *slot = i;
       launch_mirror* m = s->mirror;
       *reinterpret_cast<volatile std::uint32_t*>(&s->mirror_slots[i]) = blocks;
@@ -169,7 +169,7 @@ __device__ __forceinline__ bool first_thread_of_block() {
 __device__ inline void child_block_begin(const launch_context& ctx) {
   if (launch_record* r = traced_record(ctx)) {
     if (first_thread_of_block())
-      atomicMin(in_global(reinterpret_cast<unsigned long long*>(&r->start_ns)),
+      red_min(reinterpret_cast<unsigned long long*>(&r->start_ns),
                 static_cast<unsigned long long>(global_timer_ns()));
   }
 }
@@ -182,7 +182,7 @@ __device__ inline void child_block_done(const launch_context& ctx) {
   __syncthreads();
   if (launch_record* r = traced_record(ctx)) {
     if (first_thread_of_block())
-      atomicMax(in_global(reinterpret_cast<unsigned long long*>(&r->end_ns)),
+      red_max(reinterpret_cast<unsigned long long*>(&r->end_ns),
                 static_cast<unsigned long long>(global_timer_ns()));
   }
   if (ctx.slot == no_slot) return;
@@ -221,7 +221,7 @@ __device__ inline void add_aggregated(unsigned long long* counter, unsigned long
     for (unsigned int rest = same; rest != 0u; rest &= rest - 1u)
       sum += __shfl_sync(same, v, __ffs(static_cast<int>(rest)) - 1);
   }
-  if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1)) atomicAdd(in_global(counter), sum);
+  if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1)) red_add(counter, sum);
 }
 
 /// add_aggregated(counter, 1): a popcount instead of the sum. Precondition: as add_aggregated's.
@@ -232,7 +232,7 @@ __device__ inline void count_aggregated(unsigned long long* counter) {
                                 ? active
                                 : __match_any_sync(active, reinterpret_cast<unsigned long long>(counter));
   if (lane_id() == static_cast<unsigned int>(__ffs(static_cast<int>(same)) - 1))
-    atomicAdd(in_global(counter), static_cast<unsigned long long>(__popc(same)));
+    red_add(counter, static_cast<unsigned long long>(__popc(same)));
 }
 
 /// Reserve the next trace record id for a request: one atomic for the lanes that run together
@@ -296,21 +296,21 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
   count_aggregated(&striped_counters(s, site)->outcomes[static_cast<int>(result.outcome)]);
   if (result.outcome == launch_outcome::launched) {
     const unsigned long long threads = 1ull * blocks * child_block_threads;
-    atomicAdd(in_global(&c.child_threads), threads);
-    atomicAdd(in_global(&c.child_blocks), static_cast<unsigned long long>(blocks));
-    atomicAdd(in_global(&c.work_items), static_cast<unsigned long long>(work));
-    if (work < tiny_grid_work) atomicAdd(in_global(&c.tiny_launches), 1ull);
-    atomicAdd(in_global(&c.stream_launches[static_cast<int>(stream)]), 1ull);
+    red_add(&c.child_threads, threads);
+    red_add(&c.child_blocks, static_cast<unsigned long long>(blocks));
+    red_add(&c.work_items, static_cast<unsigned long long>(work));
+    if (work < tiny_grid_work) red_add(&c.tiny_launches, 1ull);
+    red_add(&c.stream_launches[static_cast<int>(stream)], 1ull);
     // threads reach 2^42 (2^31 - 1 blocks of 1024): the last bucket holds everything >= 2^32
     const unsigned int tb = log2_bucket(threads);
-    atomicAdd(in_global(&c.threads_log2[tb < trace_limits::log2_buckets ? tb : trace_limits::log2_buckets - 1]),
+    red_add(&c.threads_log2[tb < trace_limits::log2_buckets ? tb : trace_limits::log2_buckets - 1],
               1u);
-    atomicAdd(in_global(&c.blocks_log2[log2_bucket(blocks)]), 1u);
-    atomicAdd(in_global(&c.work_log2[log2_bucket(work)]), 1u);
-    atomicAdd(in_global(&c.depth_hist[depth < trace_limits::depth_buckets ? depth
-                                                                : trace_limits::depth_buckets - 1]),
+    red_add(&c.blocks_log2[log2_bucket(blocks)], 1u);
+    red_add(&c.work_log2[log2_bucket(work)], 1u);
+    red_add(&c.depth_hist[depth < trace_limits::depth_buckets ? depth
+                                                                : trace_limits::depth_buckets - 1],
               1u);
-    atomicMax(in_global(&c.max_depth), static_cast<unsigned int>(depth));
+    red_max(&c.max_depth, static_cast<unsigned int>(depth));
   } else if (result.outcome == launch_outcome::fallback_error) {
     count_error_code(c, static_cast<int>(result.error));
   }

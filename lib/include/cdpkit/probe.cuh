@@ -151,11 +151,11 @@ class warp_probe {
     const double efficiency = static_cast<double>(active) / (32.0 * steps);
     int bucket = static_cast<int>(efficiency * trace_limits::efficiency_buckets);
     if (bucket >= trace_limits::efficiency_buckets) bucket = trace_limits::efficiency_buckets - 1;
-    atomicAdd(detail::in_global(&c.efficiency_hist[bucket]), 1u);
-    atomicAdd(detail::in_global(&c.efficiency_sum), efficiency);
-    atomicAdd(detail::in_global(&c.probe_warps), 1ull);
-    atomicAdd(detail::in_global(&c.probe_steps), steps);
-    atomicAdd(detail::in_global(&c.probe_active_lanes), active);
+    detail::red_add(&c.efficiency_hist[bucket], 1u);
+    detail::red_add(&c.efficiency_sum, efficiency);
+    detail::red_add(&c.probe_warps, 1ull);
+    detail::red_add(&c.probe_steps, steps);
+    detail::red_add(&c.probe_active_lanes, active);
   }
 
  private:
@@ -223,7 +223,7 @@ class warp_probe {
       }
     }
     // steps next .. n - 1 of the warp have exactly rank + 1 lanes active
-    if (n > next) atomicAdd(detail::in_global(&counters()->lanes_hist[rank + 1]), static_cast<unsigned long long>(n - next));
+    if (n > next) detail::red_add(&counters()->lanes_hist[rank + 1], static_cast<unsigned long long>(n - next));
     if (leader) {
       leader_steps_ += most;
       leader_active_ += total;
@@ -286,7 +286,7 @@ class warp_probe {
     // steps next .. n - 1 of the warp have exactly rank + 1 lanes active (none when the next
     // lane's n is the same)
     if (n > next) {
-      atomicAdd(detail::in_global(&detail::striped_counters(state, site)->lanes_hist[rank + 1]),
+      detail::red_add(&detail::striped_counters(state, site)->lanes_hist[rank + 1],
                 static_cast<unsigned long long>(n - next));
     }
     // (two 16-bit halves: neither sum over 32 lanes reaches 2^32)
@@ -298,7 +298,7 @@ class warp_probe {
   /// Add this lane's run of equal leader steps to the histogram.
   __device__ void flush_run() {
     if (run_length_ == 0) return;
-    atomicAdd(detail::in_global(&counters()->lanes_hist[run_active_]), run_length_);
+    detail::red_add(&counters()->lanes_hist[run_active_], run_length_);
     run_length_ = 0;
   }
 
@@ -327,8 +327,8 @@ __device__ inline void probe_single_step(const launch_context& ctx, std::uint16_
   const unsigned int mask = __activemask();
   if (detail::lane_id() != static_cast<unsigned int>(__ffs(mask) - 1)) return;
   const unsigned int stripe = detail::sm_id() % single_step_stripes;
-  atomicAdd(detail::in_global(&ctx.state->single_steps[(site * single_step_stripes + stripe) * trace_limits::lane_buckets +
-                                     static_cast<unsigned int>(__popc(mask))]),
+  detail::red_add(&ctx.state->single_steps[(site * single_step_stripes + stripe) * trace_limits::lane_buckets +
+                                     static_cast<unsigned int>(__popc(mask))],
             1ull);
 }
 

@@ -72,8 +72,10 @@ inline constexpr int collection_reps = 3;
 /// are bimodal on the H200 (the tree's recursive_naive took 7 or 17 ms, run to run; quadtree's
 /// child_per_node 12.6 or 14.2). A median took either mode (the tree's whole-sample trace read
 /// 0.68x, 1.47x and 1.05x in three collections); the fastest run compares the fast modes, and a
-/// collection's cost, paid by every run, still shows in it.
-inline constexpr int trace_pairs = 7;
+/// collection's cost, paid by every run, still shows in it. 15 pairs, not 7: with 7 the fastest
+/// still moved by 5% from one collection to the next on sub-millisecond and launch-heavy runs
+/// (the quadtree's morton build, which the trace does not touch, read 0.95x traced once).
+inline constexpr int trace_pairs = 15;
 /// Runs shorter than this (timed median) are collected several times (trace_pairs,
 /// collection_reps); longer ones once. (At 10 ms a launch-heavy run, quicksort's two_stream at
 /// 12 ms with hundreds of fallbacks, moved 1.00 to 1.12x traced from one collection to the next.)

@@ -14,7 +14,7 @@ namespace cdpkit::detail {
 
 /// Raise `bits` (device_error_bits) in the state's error flag word; the host API throws.
 __device__ __forceinline__ void raise_device_error(launch_state* s, std::uint32_t bits) {
-  atomicOr(in_global(&s->error_flags), bits);
+  red_or(&s->error_flags, bits);
 }
 
 /// The calling SM's stripe of `site`'s striped counters: a kernel's warps spread their atomics
