@@ -170,7 +170,7 @@ __device__ inline void child_block_begin(const launch_context& ctx) {
   if (launch_record* r = traced_record(ctx)) {
     if (first_thread_of_block())
       red_min(reinterpret_cast<unsigned long long*>(&r->start_ns),
-                static_cast<unsigned long long>(global_timer_ns()));
+              static_cast<unsigned long long>(global_timer_ns()));
   }
 }
 
@@ -183,7 +183,7 @@ __device__ inline void child_block_done(const launch_context& ctx) {
   if (launch_record* r = traced_record(ctx)) {
     if (first_thread_of_block())
       red_max(reinterpret_cast<unsigned long long*>(&r->end_ns),
-                static_cast<unsigned long long>(global_timer_ns()));
+              static_cast<unsigned long long>(global_timer_ns()));
   }
   if (ctx.slot == no_slot) return;
   if (first_thread_of_block()) complete_unit(ctx.state, ctx.slot);
@@ -304,12 +304,12 @@ __device__ inline void trace_request(const launch_context& parent, std::uint32_t
     // threads reach 2^42 (2^31 - 1 blocks of 1024): the last bucket holds everything >= 2^32
     const unsigned int tb = log2_bucket(threads);
     red_add(&c.threads_log2[tb < trace_limits::log2_buckets ? tb : trace_limits::log2_buckets - 1],
-              1u);
+            1u);
     red_add(&c.blocks_log2[log2_bucket(blocks)], 1u);
     red_add(&c.work_log2[log2_bucket(work)], 1u);
     red_add(&c.depth_hist[depth < trace_limits::depth_buckets ? depth
-                                                                : trace_limits::depth_buckets - 1],
-              1u);
+                                                              : trace_limits::depth_buckets - 1],
+            1u);
     red_max(&c.max_depth, static_cast<unsigned int>(depth));
   } else if (result.outcome == launch_outcome::fallback_error) {
     count_error_code(c, static_cast<int>(result.error));

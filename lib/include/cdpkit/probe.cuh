@@ -287,7 +287,7 @@ class warp_probe {
     // lane's n is the same)
     if (n > next) {
       detail::red_add(&detail::striped_counters(state, site)->lanes_hist[rank + 1],
-                static_cast<unsigned long long>(n - next));
+                      static_cast<unsigned long long>(n - next));
     }
     // (two 16-bit halves: neither sum over 32 lanes reaches 2^32)
     return __reduce_add_sync(mask, n & 0xffffu) +
@@ -328,8 +328,8 @@ __device__ inline void probe_single_step(const launch_context& ctx, std::uint16_
   if (detail::lane_id() != static_cast<unsigned int>(__ffs(mask) - 1)) return;
   const unsigned int stripe = detail::sm_id() % single_step_stripes;
   detail::red_add(&ctx.state->single_steps[(site * single_step_stripes + stripe) * trace_limits::lane_buckets +
-                                     static_cast<unsigned int>(__popc(mask))],
-            1ull);
+                                           static_cast<unsigned int>(__popc(mask))],
+                  1ull);
 }
 
 }  // namespace cdpkit
