@@ -262,11 +262,11 @@ __device__ inline void count_error_code(site_counters& c, int code) {
   for (int k = 0; k < trace_limits::error_slots; ++k) {
     const int seen = atomicCAS(in_global(&c.error_code[k]), 0, code);
     if (seen == 0 || seen == code) {
-      atomicAdd(in_global(&c.error_count[k]), 1u);
+      red_add(&c.error_count[k], 1u);
       return;
     }
   }
-  atomicAdd(in_global(&c.error_overflow), 1u);
+  red_add(&c.error_overflow, 1u);
 }
 
 /// Append the record (when it fits) and update the site's counters.
