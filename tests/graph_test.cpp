@@ -214,13 +214,18 @@ TEST_CASE("the vertex bound and the build_csr memory estimate follow their docum
   CHECK(cdpkit::build_csr_host_bytes(10, 5, false) == 16u * 11 + 8u * 5);
   CHECK(cdpkit::build_csr_host_bytes(UINT64_MAX, 1, true) == UINT64_MAX);
   CHECK(cdpkit::build_csr_host_bytes(1, UINT64_MAX / 4, true) == UINT64_MAX);
+  // the file size limit: a quarter of the available memory, in [16 MiB, 64 GiB], 64 GiB unknown
+  CHECK(cdpkit::max_graph_file_bytes_for(0) == 64ull << 30);
+  CHECK(cdpkit::max_graph_file_bytes_for(1) == 16ull << 20);
+  CHECK(cdpkit::max_graph_file_bytes_for(64ull << 20) == 16ull << 20);
+  CHECK(cdpkit::max_graph_file_bytes_for(400ull << 20) == 100ull << 20);
+  CHECK(cdpkit::max_graph_file_bytes_for(256ull << 30) == 64ull << 30);
+  CHECK(cdpkit::max_graph_file_bytes_for(UINT64_MAX) == 64ull << 30);
+  // the default applies it to the memory available when called (which other processes move:
+  // only the rule's range is checked against it)
   const std::uint64_t cap = cdpkit::default_max_graph_file_bytes();
   CHECK(cap >= 16ull << 20);
   CHECK(cap <= 64ull << 30);
-  const std::uint64_t available = cdpkit::available_host_memory();
-  if (available != 0) {
-    CHECK(cap <= std::max<std::uint64_t>(16ull << 20, available / 4));
-  }
 }
 
 TEST_CASE("an edge list naming a vertex far beyond its edge count is refused unless sparse ids are allowed") {

@@ -63,9 +63,18 @@ struct graph_read_options {
                                        : (16 * num_edges > floor ? 16 * num_edges : floor);
 }
 
-/// The default file size limit: a quarter of available_host_memory() (reading a file takes the
-/// text plus up to twice its size in edges), at least 16 MiB, at most 64 GiB; 64 GiB when the
-/// available memory is unknown.
+/// The file size limit for `available` bytes of host memory: a quarter of it (reading a file
+/// takes the text plus up to twice its size in edges), at least 16 MiB, at most 64 GiB; 64 GiB
+/// when the available memory is unknown (0).
+[[nodiscard]] constexpr std::uint64_t max_graph_file_bytes_for(std::uint64_t available) noexcept {
+  constexpr std::uint64_t ceiling = 64ull << 30, floor = 16ull << 20;
+  if (available == 0) return ceiling;
+  const std::uint64_t quarter = available / 4;
+  return quarter < floor ? floor : (quarter > ceiling ? ceiling : quarter);
+}
+
+/// The default file size limit: max_graph_file_bytes_for(available_host_memory()), the memory
+/// read at the call.
 [[nodiscard]] std::uint64_t default_max_graph_file_bytes() noexcept;
 
 /// Compressed sparse rows: the neighbours of v are neighbors[offsets[v], offsets[v + 1]),

@@ -3,6 +3,7 @@
 #include "text_input.hpp"
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/graph.hpp>
 #include <cdpkit/memory.hpp>
 
 #include <fcntl.h>
@@ -123,11 +124,6 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, boo
   return text;
 }
 
-std::uint64_t default_max_file_bytes() noexcept {
-  constexpr std::uint64_t ceiling = 64ull << 30, floor = 16ull << 20;
-  const std::uint64_t available = available_host_memory();
-  if (available == 0) return ceiling;
-  return std::clamp(available / 4, floor, ceiling);
-}
+std::uint64_t default_max_file_bytes() noexcept { return max_graph_file_bytes_for(available_host_memory()); }
 
 }  // namespace cdpkit::detail
