@@ -242,6 +242,15 @@ TEST_CASE("the PM timeline covers the traced run: every child grid's window lies
   CHECK(m.collected.times.timeline_ms.has_value());
   REQUIRE(m.collected.times.baseline_ms.has_value());  // the overheads' yardstick
   CHECK(*m.collected.times.baseline_ms > 0.0);
+  // every untraced and traced run kept, as many of each (trace_pairs for a short run), their
+  // fastest the yardstick and the traced time
+  const auto& times = m.collected.times;
+  REQUIRE_FALSE(times.baseline_runs_ms.empty());
+  REQUIRE(times.traced_runs_ms.size() == times.baseline_runs_ms.size());
+  CHECK((times.traced_runs_ms.size() == 1u ||
+         times.traced_runs_ms.size() == static_cast<std::size_t>(cdpkit::harness::trace_pairs)));
+  CHECK(*std::min_element(times.baseline_runs_ms.begin(), times.baseline_runs_ms.end()) == *times.baseline_ms);
+  CHECK(*std::min_element(times.traced_runs_ms.begin(), times.traced_runs_ms.end()) == *times.traced_ms);
 }
 
 TEST_CASE("the range profiler and PM sampling take turns in one collector, and repeated range "

@@ -461,6 +461,8 @@ schema::profile collected_profile() {
   run.collect.metrics_ms = 1.25;
   run.collect.timeline_ms = 1.5;
   run.collect.baseline_ms = 1.05;
+  run.collect.baseline_runs_ms = {1.05, 1.5, 1.07};
+  run.collect.traced_runs_ms = {1.2, 1.1, 1.3};
   p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"a note"}};
   schema::host_activity_profile a;
   a.kernels = {{std::uint64_t{1}, "root_kernel", 900, 2000, 64, 256}, {std::nullopt, "other", 3000, 3100, 1, 32},
@@ -507,6 +509,9 @@ TEST_CASE("a cdpkit-profile/4 document keeps the hardware metrics, the timeline 
   CHECK(q.runs[1].collect.metrics_ms == 1.25);
   CHECK(q.runs[1].collect.baseline_ms == std::optional<double>(1.05));
   CHECK_FALSE(q.runs[0].collect.baseline_ms.has_value());
+  CHECK(q.runs[1].collect.baseline_runs_ms == std::vector<double>{1.05, 1.5, 1.07});
+  CHECK(q.runs[1].collect.traced_runs_ms == std::vector<double>{1.2, 1.1, 1.3});
+  CHECK(q.runs[0].collect.traced_runs_ms.empty());
   REQUIRE(q.collector.has_value());
   CHECK(q.collector->notes == std::vector<std::string>{"a note"});
   REQUIRE(q.host_activity.has_value());
@@ -579,6 +584,21 @@ TEST_CASE("a /4 document's collector parts are checked and a /3 document has non
   d = doc;  // written before the baseline existed: read, the baseline unset
   d["runs"][1]["collect"].erase("baseline_ms");
   CHECK_FALSE(schema::parse_profile(d.dump(), "p.json").runs[1].collect.baseline_ms.has_value());
+  d = doc;
+  d["runs"][1]["collect"]["traced_runs_ms"][2] = -0.5;
+  CHECK(parse_error(d) == "p.json: /runs/1/collect/traced_runs_ms/2: expected a non-negative number");
+  d = doc;
+  d["runs"][1]["collect"]["baseline_runs_ms"] = 1.05;
+  CHECK(parse_error(d) == "p.json: /runs/1/collect/baseline_runs_ms: expected an array");
+  d = doc;  // written before the runs' times were kept: read, without them
+  d["runs"][1]["collect"].erase("baseline_runs_ms");
+  d["runs"][1]["collect"].erase("traced_runs_ms");
+  {
+    const schema::profile q = schema::parse_profile(d.dump(), "p.json");
+    CHECK(q.runs[1].collect.baseline_runs_ms.empty());
+    CHECK(q.runs[1].collect.traced_runs_ms.empty());
+    CHECK(q.runs[1].collect.traced_ms == std::optional<double>(1.1));
+  }
   d = doc;
   d["runs"][1].erase("collect");
   CHECK(parse_error(d) == "p.json: /runs/1/collect: missing");

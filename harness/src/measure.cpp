@@ -185,6 +185,8 @@ measurement measure(launch_runtime& runtime, const std::function<void(cudaStream
     }
     m.collected.times.baseline_ms = fastest(baseline);
     m.collected.times.traced_ms = fastest(traced_ms);
+    m.collected.times.baseline_runs_ms = std::move(baseline);
+    m.collected.times.traced_runs_ms = std::move(traced_ms);
   }
   // CUPTI's runs (sampled, measured) share one enabling of the activity API.
   profiling::collector* const cupti = traced ? collector : nullptr;  // CUPTI's runs need the trace

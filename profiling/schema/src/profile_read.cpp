@@ -279,6 +279,17 @@ std::optional<double> get_optional_nonnegative(const json& j, const char* key, c
   return v;
 }
 
+std::vector<double> get_nonnegative_numbers(const json& j, const char* key, const cursor& c) {
+  const json& v = get_array(j, key, c);
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (!v[k].is_number() || !(v[k].get<double>() >= 0)) c.at(key).at(k).fail("expected a non-negative number");
+    out.push_back(v[k].get<double>());
+  }
+  return out;
+}
+
 std::vector<std::string> get_strings(const json& j, const char* key, const cursor& c) {
   const json& v = get_array(j, key, c);
   std::vector<std::string> out;
@@ -647,6 +658,10 @@ profile parse_profile(const std::string& text, const std::string& name) {
         run.collect.timeline_ms = get_optional_nonnegative(collect, "timeline_ms", cc);
         if (collect.contains("baseline_ms"))  // absent in profiles written before it
           run.collect.baseline_ms = get_optional_nonnegative(collect, "baseline_ms", cc);
+        if (collect.contains("baseline_runs_ms"))  // (both absent in profiles written before them)
+          run.collect.baseline_runs_ms = get_nonnegative_numbers(collect, "baseline_runs_ms", cc);
+        if (collect.contains("traced_runs_ms"))
+          run.collect.traced_runs_ms = get_nonnegative_numbers(collect, "traced_runs_ms", cc);
       }
       p.runs.push_back(std::move(run));
     }

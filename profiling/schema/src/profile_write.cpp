@@ -444,7 +444,9 @@ json run_json(const run_profile& r) {
            {{"traced_ms", opt(r.collect.traced_ms)},
             {"metrics_ms", opt(r.collect.metrics_ms)},
             {"timeline_ms", opt(r.collect.timeline_ms)},
-            {"baseline_ms", opt(r.collect.baseline_ms)}}}};
+            {"baseline_ms", opt(r.collect.baseline_ms)},
+            {"baseline_runs_ms", r.collect.baseline_runs_ms},
+            {"traced_runs_ms", r.collect.traced_runs_ms}}}};
 }
 
 json profile_json(const profile& p) {

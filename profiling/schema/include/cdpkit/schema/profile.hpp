@@ -269,8 +269,12 @@ struct timeline_profile {
 /// of untraced runs made as the collection runs are (the preparation waited for, the GPU idle,
 /// then the run between two events), so that a collection run's time over it is what collecting
 /// cost; unset (profiles written before it): the overheads are taken over the timed median.
+/// `baseline_runs_ms`, `traced_runs_ms`: every one of those untraced runs and of the traced runs
+/// (whose fastest are baseline_ms and traced_ms), in the order made: so that a reader sees their
+/// spread, not only the floors compared (empty: not made, or a profile written before them).
 struct collect_times {
   std::optional<double> traced_ms, metrics_ms, timeline_ms, baseline_ms;
+  std::vector<double> baseline_runs_ms, traced_runs_ms;
 };
 
 /// A run in the profile: its description, its index in the document, and its trace (if traced).
