@@ -1088,6 +1088,15 @@ TEST_CASE("the SM activity section shows the mean and the idle share of the samp
   CHECK(o.metrics == std::optional<double>(4.0 / 2.5));
   CHECK(contains(section_of(rep::render_html({based}), "overhead"),
                  "<td>2.000</td><td>2.500</td><td>2.200 ms (0.88x)</td><td>4.000 ms (1.60x)</td><td>3.000 ms (1.20x)</td>"));
+  // the pairs behind the trace's overhead: their count and medians (none kept: '-')
+  CHECK(contains(section_of(rep::render_html({based}), "overhead"), "<td>3.000 ms (1.20x)</td><td>-</td></tr>"));
+  {
+    auto paired = based;
+    paired.runs[1].collect.baseline_runs_ms = {2.5, 3.5, 2.7, 2.6};
+    paired.runs[1].collect.traced_runs_ms = {2.2, 2.4, 2.3, 2.9};
+    CHECK(contains(section_of(rep::render_html({paired}), "overhead"),
+                   "<td>3.000 ms (1.20x)</td><td>4: 2.350 / 2.650 ms</td></tr>"));
+  }
   // the whole sample: each part's runs summed over the same runs' baselines summed
   {
     auto two = based;
@@ -1100,7 +1109,7 @@ TEST_CASE("the SM activity section shows the mean and the idle share of the samp
     CHECK(w.metrics.ratio() == doctest::Approx(4.0 / 2.5));
     CHECK(contains(section_of(rep::render_html({two}), "overhead"),
                    "<tr class=\"sum\"><td class=\"l\">the whole sample (sums over its runs)</td><td>-</td><td>-</td>"
-                   "<td>14.200 ms (1.14x)</td><td>4.000 ms (1.60x)</td><td>3.000 ms (1.20x)</td></tr>"));
+                   "<td>14.200 ms (1.14x)</td><td>4.000 ms (1.60x)</td><td>3.000 ms (1.20x)</td><td>-</td></tr>"));
     // a run without a positive time or baseline is in neither sum; a profile without collection has none
     two.runs[0].ms = 0.0;
     CHECK(rep::sample_collection_overhead(two).traced.runs == 1u);

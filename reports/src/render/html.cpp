@@ -333,10 +333,24 @@ std::string overhead_cell(const std::optional<double>& ms, const std::optional<d
   return "<td>" + (ms && ratio ? fmt(*ms, 3) + " ms (" + fmt(*ratio, 2) + "x)" : std::string("-")) + "</td>";
 }
 
+/// The middle of `v` (the mean of the two middle values for an even count); `v` is not empty.
+double middle(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// The traced and untraced pairs behind a run's trace overhead: their count and medians.
+std::string pairs_cell(const schema::collect_times& c) {
+  if (c.traced_runs_ms.empty() || c.baseline_runs_ms.empty()) return "<td>-</td>";
+  return "<td>" + std::to_string(c.traced_runs_ms.size()) + ": " + fmt(middle(c.traced_runs_ms), 3) + " / " +
+         fmt(middle(c.baseline_runs_ms), 3) + " ms</td>";
+}
+
 void overhead_section(std::ostringstream& o, const profile_analysis& a) {
   const profile& p = *a.source;
   o << "<table><tr><th class=\"l\">run</th><th>timed ms</th><th>baseline ms</th><th>traced</th><th>metrics</th>"
-       "<th>timeline</th></tr>";
+       "<th>timeline</th><th>pairs: median traced / untraced</th></tr>";
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const collect_overhead& c = a.runs[k].overhead;
     if (!c.any()) continue;
@@ -344,13 +358,13 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
     o << "<tr><td class=\"l\">" << esc(run_title(r)) << "</td><td>" << fmt(r.ms, 3) << "</td><td>"
       << (r.collect.baseline_ms ? fmt(*r.collect.baseline_ms, 3) : std::string("-")) << "</td>"
       << overhead_cell(r.collect.traced_ms, c.traced) << overhead_cell(r.collect.metrics_ms, c.metrics)
-      << overhead_cell(r.collect.timeline_ms, c.timeline) << "</tr>";
+      << overhead_cell(r.collect.timeline_ms, c.timeline) << pairs_cell(r.collect) << "</tr>";
   }
   const sample_overhead& w = a.overhead;
   const auto sum_cell = [](const sample_overhead::part& part) { return overhead_cell(part.ms, part.ratio()); };
   if (w.any())
     o << "<tr class=\"sum\"><td class=\"l\">the whole sample (sums over its runs)</td><td>-</td><td>-</td>"
-      << sum_cell(w.traced) << sum_cell(w.metrics) << sum_cell(w.timeline) << "</tr>";
+      << sum_cell(w.traced) << sum_cell(w.metrics) << sum_cell(w.timeline) << "<td>-</td></tr>";
   o << "</table><p class=\"note\">The whole sample: per part, its collection runs' times summed over the same "
        "runs' baselines summed: what collecting costs the sample's user, each run weighed by its time. A part's "
        "cost per run is mostly fixed (its setup, its copies), so runs of a fraction of a millisecond show large "
@@ -358,7 +372,10 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
        "slower): the fastest of untraced runs made as the collection runs are, the preparation waited for and "
        "then the run between two events (the timed runs overlap a run's submission with the GPU's work, which matters for runs of a "
        "fraction of a millisecond). Without a baseline in the profile, over the timed median. The "
-       "trace, the hardware metrics and the PM timeline are each taken in a run of their own.</p>";
+       "trace, the hardware metrics and the PM timeline are each taken in a run of their own. Pairs: how many "
+       "traced and untraced runs alternated, and their medians: a traced median near the untraced one beside a "
+       "large ratio of the fastest says the untraced runs are spread (a fast mode the traced runs miss, or "
+       "noise); '-': not kept (profiles written before them).</p>";
 }
 
 /// The collector's notes (why a part stood aside), at the top of the report.
