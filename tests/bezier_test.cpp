@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include "gpu.hpp"
 #include "temp_dir.hpp"
 
 #include <cdpkit/bezier.hpp>
@@ -230,15 +231,11 @@ TEST_CASE("the curve specs make the sets they name, and bad specs are input_erro
   CHECK_CONTAINS(input_error_of([] { return cdpkit::load_curves("random:0"); }), "no curves");
 }
 
-TEST_CASE("every glyph of DejaVu Sans decomposes into curves that close") {
-  if (!cdpkit::font_reader_available()) {
-    MESSAGE("skipped: cdpkit was built without FreeType");
-    return;
-  }
-  if (!std::filesystem::exists(dejavu_sans)) {
-    MESSAGE("skipped: " << dejavu_sans << " is not installed (fonts-dejavu-core)");
-    return;
-  }
+// Skipped without FreeType or without the font (one decorator: a second skip would override).
+TEST_CASE("every glyph of DejaVu Sans decomposes into curves that close" *
+          doctest::skip(!cdpkit_test::requirement_met(cdpkit::font_reader_available(),
+                                                      "cdpkit was built without FreeType: the font cases are skipped") ||
+                        !cdpkit_test::input_present(dejavu_sans, "fonts-dejavu-core"))) {
   const curve_set font = cdpkit::load_curves(std::string("font:") + dejavu_sans + ":64");
   CHECK_CONTAINS(font.name, "DejaVu Sans");
   CHECK_CONTAINS(font.name, "64 px per em");

@@ -92,7 +92,7 @@ TEST_CASE("every BFS variant equals the CPU reference on special graphs" * CDPKI
 // Skipped without a GPU or without the shared data (one decorator: a second skip would override).
 TEST_CASE("every BFS variant equals the CPU reference on the shared real graphs" *
           doctest::skip(!cdpkit_test::gpu_available() ||
-                        !std::filesystem::exists(shared_graphs / "facebook_combined.txt"))) {
+                        !cdpkit_test::input_present(shared_graphs / "facebook_combined.txt"))) {
   for (const char* file : {"facebook_combined.txt", "ca-GrQc.txt", "USpowerGrid.txt", "p2p-Gnutella08.txt"}) {
     const auto g = cdpkit::load_graph((shared_graphs / file).string());
     std::uint32_t source = 0;

@@ -1,14 +1,28 @@
 #pragma once
-// Test harness helpers: GPU detection (once per process) and the decorator for GPU cases.
+// Test harness helpers: GPU detection (once per process), the inputs a case needs, and the
+// decorator for GPU cases.
 
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <string>
+
 namespace cdpkit_test {
 
 /// True when a CUDA device is usable; computed once, on first call.
 bool gpu_available();
+
+/// `met`; when false, `why` goes to stderr once (the first call with that text), so that a case
+/// skipped for it says why. For skip decorators, which run as the cases register:
+/// `* doctest::skip(!cdpkit_test::requirement_met(have_x, "x is absent: the cases on x are skipped"))`.
+/// (A case that returns early instead would be reported as passed, having checked nothing.)
+bool requirement_met(bool met, const std::string& why);
+
+/// requirement_met(exists(path), ...): says that `path` is absent, that the cases needing it
+/// are skipped, and `how` to get it (may be empty).
+bool input_present(const std::filesystem::path& path, const std::string& how = "");
 
 /// Held by every test case that profiles with CUPTI (range profiler, PM sampling, activity): the
 /// GPU's profiling hardware serves one process at a time (CUPTI_ERROR_HARDWARE_BUSY otherwise,

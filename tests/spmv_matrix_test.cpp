@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "gpu.hpp"
 #include "temp_dir.hpp"
 
 #include <cdpkit/error.hpp>
@@ -652,19 +653,9 @@ TEST_CASE("check_csr_matrix names the broken invariant") {
 
 namespace {
 const std::filesystem::path shared_graphs = CDPKIT_SHARED_DATA_DIR "/graphs";
-bool shared_graphs_available() {
-  static const bool available = [] {
-    const bool ok = std::filesystem::exists(shared_graphs / "facebook_combined.txt");
-    if (!ok)
-      std::fprintf(stderr, "cdpkit tests: %s not found; the SpMV cases on the shared real graphs are skipped\n",
-                   shared_graphs.string().c_str());
-    return ok;
-  }();
-  return available;
-}
 }  // namespace
 
-TEST_CASE("the shared real graphs read in place as pattern matrices" * doctest::skip(!shared_graphs_available())) {
+TEST_CASE("the shared real graphs read in place as pattern matrices" * doctest::skip(!cdpkit_test::input_present(shared_graphs / "facebook_combined.txt"))) {
   struct expected {
     const char* file;
     std::uint32_t rows;  // max id + 1

@@ -142,7 +142,7 @@ TEST_CASE("every SpMV variant equals the reference on a Matrix Market file, symm
 // Skipped without a GPU or without the shared data (one decorator: a second skip would override).
 TEST_CASE("every SpMV variant equals the reference on the shared real graphs as pattern matrices" *
           doctest::skip(!cdpkit_test::gpu_available() ||
-                        !std::filesystem::exists(shared_graphs / "facebook_combined.txt"))) {
+                        !cdpkit_test::input_present(shared_graphs / "facebook_combined.txt"))) {
   for (const char* file : {"facebook_combined.txt", "p2p-Gnutella08.txt"})
     check_all_variants(cdpkit::load_matrix("graph:" + (shared_graphs / file).string()), file);
 }

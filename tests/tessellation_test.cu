@@ -128,8 +128,11 @@ TEST_CASE("tessellation options give the loop-to-child policy of their variant")
 // Skipped without a GPU, without FreeType or without the font (one decorator: a second skip would
 // override the first).
 TEST_CASE("every tessellation variant computes the reference's points on every glyph of DejaVu Sans" *
-          doctest::skip(!cdpkit_test::gpu_available() || !cdpkit::font_reader_available() ||
-                        !std::filesystem::exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"))) {
+          doctest::skip(!cdpkit_test::gpu_available() ||
+                        !cdpkit_test::requirement_met(cdpkit::font_reader_available(),
+                                                      "cdpkit was built without FreeType: the font cases are skipped") ||
+                        !cdpkit_test::input_present("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                                    "fonts-dejavu-core"))) {
   const auto set = cdpkit::load_curves("font:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:64");
   REQUIRE(set.curves.size() > 10000u);
   check_all_variants(set, cdpkit::default_tolerance, cdpkit::default_point_cap);

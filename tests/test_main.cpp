@@ -19,8 +19,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace cdpkit_test {
@@ -38,6 +40,19 @@ bool gpu_available() {
   return available;
 }
 #endif
+
+bool requirement_met(bool met, const std::string& why) {
+  static std::set<std::string> said;  // (cases register and run on one thread)
+  if (!met && said.insert(why).second) std::fprintf(stderr, "cdpkit tests: %s\n", why.c_str());
+  return met;
+}
+
+bool input_present(const std::filesystem::path& path, const std::string& how) {
+  std::error_code ec;  // an unreadable folder counts as absent, never as an exception at registration
+  const bool present = std::filesystem::exists(path, ec) && !ec;
+  return requirement_met(present, path.string() + " is absent: the cases needing it are skipped" +
+                                      (how.empty() ? std::string() : " (" + how + ")"));
+}
 
 }  // namespace cdpkit_test
 
