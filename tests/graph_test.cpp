@@ -457,6 +457,8 @@ TEST_CASE("the CPU reference BFS and the Graph500 validation agree and catch cor
   CHECK(levels == std::vector<std::uint32_t>{0, 1, 2, 1, cdpkit::bfs_unreached, cdpkit::bfs_unreached});
   CHECK(cdpkit::validate_bfs_levels(g, 0, levels).errors == 0u);
   CHECK(cdpkit::bfs_traversed_edges(g, levels) == 4u);
+  CHECK_THROWS_WITH_AS(cdpkit::bfs_traversed_edges(g, std::vector<std::uint32_t>(5, 0)),
+                       "bfs_traversed_edges: levels has 5 entries for 6 vertices", cdpkit::input_error);
   auto bad = levels;
   bad[2] = 3;  // no neighbour at level 2, and the edge (2, 3) spans levels 3 and 1
   const auto v = cdpkit::validate_bfs_levels(g, 0, bad);

@@ -92,6 +92,14 @@ TEST_CASE("a parent array that is not a tree is an input_error naming the node")
         "t: 1 values for 2 nodes");
 }
 
+TEST_CASE("the CPU references refuse a tree that was never built instead of reading past it") {
+  const cdpkit::tree empty{};
+  CHECK(input_error_of([&] { return cdpkit::tree_top_down_reference(empty); }) ==
+        "tree_top_down_reference: the tree has no nodes, or is not built (tree_from_parents)");
+  CHECK(input_error_of([&] { return cdpkit::tree_bottom_up_reference(empty); }) ==
+        "tree_bottom_up_reference: the tree has no nodes, or is not built (tree_from_parents)");
+}
+
 TEST_CASE("the generators make trees of exactly the nodes asked, breadth first, the same per seed") {
   SUBCASE("random trees of each fan-out law") {
     for (const auto kind : {cdpkit::fanout_kind::uniform, cdpkit::fanout_kind::geometric, cdpkit::fanout_kind::power_law}) {
@@ -270,6 +278,9 @@ TEST_CASE("tree specs name each generator and file kind, and bad specs say why")
   CHECK_CONTAINS(input_error_of([] { return cdpkit::load_tree("forest:3"); }), "tree spec 'forest:3': unknown kind 'forest'");
   CHECK(input_error_of([] { return cdpkit::load_tree("random:12x"); }) ==
         "tree spec 'random:12x': node count '12x' is not a non-negative integer (or 2^K)");
+  CHECK(input_error_of([] { return cdpkit::load_tree("random:1180591620717411303424"); }) ==
+        "tree spec 'random:1180591620717411303424': node count 1180591620717411303424 is far too large (more than 19 "
+        "digits)");
   CHECK(input_error_of([] { return cdpkit::load_tree("random:10:zipf"); }) ==
         "tree spec 'random:10:zipf': fan-out 'zipf' is not uniform, geometric or powerlaw");
   CHECK(input_error_of([] { return cdpkit::load_tree("path:0"); }) ==

@@ -187,6 +187,8 @@ bfs_validation validate_bfs_levels(const csr_graph& graph, std::uint32_t source,
                                    const std::vector<std::uint32_t>& levels);
 
 /// Input edges of the component reached (Graph500 TEPS counting: undirected edges, each once).
+/// Precondition: `levels` holds one level per vertex of `graph`, as the BFS variants return it
+/// (bfs_unreached for the others); throws cdpkit::input_error when its size differs.
 std::uint64_t bfs_traversed_edges(const csr_graph& graph, const std::vector<std::uint32_t>& levels);
 
 }  // namespace cdpkit

@@ -15,8 +15,11 @@
 namespace cdpkit {
 
 /// A CUDA runtime call failed, or the device raised an error flag during an algorithm.
+/// `file` is kept as given (file()): pass a string that outlives the exception, such as __FILE__
+/// (the CDPKIT_CUDA_TRY macros do).
 class cuda_error : public std::runtime_error {
  public:
+  /// The CUDA runtime call `call` returned `code` at file:line.
   cuda_error(cudaError_t code, const char* call, const char* file, int line)
       : std::runtime_error(format(code, call, file, line)), code_(code), file_(file), line_(line) {}
 

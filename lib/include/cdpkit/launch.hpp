@@ -94,6 +94,8 @@ class launch_runtime {
   /// cdpkit::no_device_error without a usable GPU; cdpkit::cuda_error when the device refuses.
   explicit launch_runtime(launch_config config = {});
   ~launch_runtime();
+  /// Move-only RAII: the device state (and the device-wide limit it holds) moves with it. A
+  /// moved-from runtime may only be destroyed or assigned to.
   launch_runtime(launch_runtime&& other) noexcept;
   launch_runtime& operator=(launch_runtime&& other) noexcept;
   launch_runtime(const launch_runtime&) = delete;

@@ -148,6 +148,9 @@ struct tree_bottom_up {
   std::vector<std::uint32_t> size;
   std::vector<std::uint64_t> sum;
 };
+/// The CPU references of the two traversals, which every device variant is checked against.
+/// Precondition: `t` is a tree as tree_from_parents and the readers build it (one root, every
+/// node reachable from it); throws cdpkit::input_error for a tree without nodes (e.g. `tree{}`).
 tree_top_down tree_top_down_reference(const tree& t);
 tree_bottom_up tree_bottom_up_reference(const tree& t);
 

@@ -156,6 +156,9 @@ bfs_validation validate_bfs_levels(const csr_graph& g, std::uint32_t source,
 }
 
 std::uint64_t bfs_traversed_edges(const csr_graph& g, const std::vector<std::uint32_t>& level) {
+  if (level.size() != g.num_vertices)
+    throw input_error("bfs_traversed_edges: levels has " + std::to_string(level.size()) + " entries for " +
+                      std::to_string(g.num_vertices) + " vertices");
   std::uint64_t directed = 0;
   for (std::uint32_t v = 0; v < g.num_vertices; ++v)
     if (level[v] != bfs_unreached) directed += g.degree(v);

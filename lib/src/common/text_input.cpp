@@ -70,8 +70,10 @@ std::uint64_t parse_spec_count(std::string_view token, const std::string& contex
       throw input_error(context + what + " '" + std::string(token) + "' is not 2^K with K in [0, 63]");
     return 1ull << std::stoi(std::string(e));
   }
-  if (!all_digits(token) || token.size() > 19)
+  if (!all_digits(token))
     throw input_error(context + what + " '" + std::string(token) + "' is not a non-negative integer (or 2^K)");
+  if (token.size() > 19)  // (every 19-digit number fits 64 bits; the callers' own limits are lower)
+    throw input_error(context + what + " " + std::string(token) + " is far too large (more than 19 digits)");
   return std::stoull(std::string(token));
 }
 

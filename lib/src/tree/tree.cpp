@@ -145,8 +145,16 @@ std::string tree::path_of(std::uint32_t v) const {
   return out;
 }
 
+namespace {
+void require_nodes(const tree& t, const char* what) {
+  if (t.parent.empty() || t.root >= t.parent.size() || t.child_offsets.size() != t.parent.size() + 1)
+    throw input_error(std::string(what) + ": the tree has no nodes, or is not built (tree_from_parents)");
+}
+}  // namespace
+
 tree_top_down tree_top_down_reference(const tree& t) {
   CDPKIT_NVTX_SCOPE("tree::top_down_reference");
+  require_nodes(t, "tree_top_down_reference");
   const std::vector<std::uint32_t> order = detail::breadth_first(t);
   tree_top_down r;
   r.depth.assign(t.num_nodes(), 0);
@@ -163,6 +171,7 @@ tree_top_down tree_top_down_reference(const tree& t) {
 
 tree_bottom_up tree_bottom_up_reference(const tree& t) {
   CDPKIT_NVTX_SCOPE("tree::bottom_up_reference");
+  require_nodes(t, "tree_bottom_up_reference");
   const std::vector<std::uint32_t> order = detail::breadth_first(t);
   tree_bottom_up r;
   r.size.assign(t.num_nodes(), 1);
