@@ -15,7 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -769,7 +772,7 @@ TEST_CASE("the command line prints one line and exits with 2 on every error and 
       {d + "/binary.json -o " + o, "binary.json: not valid JSON at byte 0"},
       {g + " " + d + "/deep.json -o " + o, "deep.json"},  // the second profile fails: nothing written
       {g + " -o " + d + "/no_such_dir/out.html", "no_such_dir/out.html"},
-      {g + " -o " + d + "/a_directory", "a_directory: cannot move the finished file into place"},
+      {g + " -o " + d + "/a_directory", "a_directory: exists and is a directory, not a regular file; nothing written"},
       {g + " --format chrome-trace -o " + d + "/a_directory", "a_directory"},
   };
   for (const auto& c : cases) {
@@ -794,6 +797,133 @@ TEST_CASE("the command line prints one line and exits with 2 on every error and 
   CHECK(std::filesystem::file_size(out) > 1000u);
   CHECK(tmp_files(dir).empty());
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the command line refuses to write its output over one of its input profiles") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_output_is_input";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "sub");
+  const std::string profile_text = valid_profile().dump();
+  std::ofstream(dir / "a.json") << profile_text;
+  std::ofstream(dir / "b.json") << profile_text;
+  std::filesystem::create_hard_link(dir / "a.json", dir / "hard.json");
+  std::filesystem::create_symlink(dir / "a.json", dir / "soft.json");
+  const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string(), d = dir.string();
+  struct cli_case {
+    std::string args, output;
+  };
+  const std::vector<cli_case> cases = {
+      {a + " -o " + a, a},
+      {a + " --format chrome-trace -o " + a, a},
+      {a + " " + b + " -o " + b, b},
+      {a + " -o " + d + "/sub/../a.json", d + "/sub/../a.json"},  // the same file spelled differently
+      {a + " -o " + d + "/./a.json", d + "/./a.json"},
+      {a + " -o " + d + "/hard.json", d + "/hard.json"},  // another name of the same inode
+      {a + " -o " + d + "/soft.json", d + "/soft.json"},  // a link to the input
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    std::string out_text, err_text;
+    CHECK(run_report(c.args, dir, out_text, err_text) == 2);
+    CAPTURE(err_text);
+    CHECK(err_text.rfind("cdpkit-report: " + c.output + ": the output is the input profile ", 0) == 0);
+    CHECK(std::count(err_text.begin(), err_text.end(), '\n') == 1);
+    CHECK(out_text.empty());
+    CHECK(read_text(dir / "a.json") == profile_text);  // nothing written
+    CHECK(read_text(dir / "b.json") == profile_text);
+    CHECK(std::filesystem::is_symlink(dir / "soft.json"));
+    CHECK(tmp_files(dir).empty());
+  }
+  std::string out_text, err_text;  // another output next to the inputs is fine
+  CHECK(run_report(a + " " + b + " -o " + d + "/report.html", dir, out_text, err_text) == 0);
+  CHECK(read_text(dir / "report.html").rfind("<!DOCTYPE html>", 0) == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the command line writes through a temporary file of its own and replaces only a regular file") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_output_kinds";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "keep");
+  const std::string profile_text = valid_profile().dump(), d = dir.string();
+  std::string out_text, err_text;
+  // an input named as the old fixed temporary (OUTPUT.tmp) is read, never truncated
+  std::ofstream(dir / "a.json.tmp") << profile_text;
+  CHECK(run_report(d + "/a.json.tmp -o " + d + "/a.json", dir, out_text, err_text) == 0);
+  CHECK(read_text(dir / "a.json.tmp") == profile_text);
+  CHECK(read_text(dir / "a.json").rfind("<!DOCTYPE html>", 0) == 0);
+  std::filesystem::remove(dir / "a.json.tmp");
+  // an output that is a directory is refused, and a user's file named like its temporary stays
+  std::ofstream(dir / "keep.tmp") << "mine";
+  std::ofstream(dir / "p.json") << profile_text;
+  CHECK(run_report(d + "/p.json -o " + d + "/keep", dir, out_text, err_text) == 2);
+  CHECK(err_text == "cdpkit-report: " + d + "/keep: exists and is a directory, not a regular file; nothing written\n");
+  CHECK(read_text(dir / "keep.tmp") == "mine");
+  CHECK(std::filesystem::is_directory(dir / "keep"));
+  std::filesystem::remove(dir / "keep.tmp");
+  // a FIFO (and, where this user may make one, a device like /dev/full) is not replaced by a file
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  CHECK(run_report(d + "/p.json -o " + d + "/fifo", dir, out_text, err_text) == 2);
+  CHECK(contains(err_text, d + "/fifo: exists and is a FIFO, not a regular file"));
+  CHECK(std::filesystem::is_fifo(dir / "fifo"));
+  if (::mknod((dir / "full").c_str(), S_IFCHR | 0600, makedev(1, 7)) == 0) {  // root only
+    CHECK(run_report(d + "/p.json -o " + d + "/full", dir, out_text, err_text) == 2);
+    CHECK(contains(err_text, d + "/full: exists and is a character device"));
+    CHECK(std::filesystem::is_character_file(dir / "full"));
+  }
+  CHECK(tmp_files(dir).empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a JSON syntax error is located once, at the byte where the parser stopped") {
+  // a second value after the document: the offending '{' is byte 8, column 9
+  CHECK(text_error(R"({"a":1} {"b":2})", "t7.json") ==
+        "t7.json: not valid JSON at byte 8 (line 1, column 9): syntax error while parsing value - unexpected '{'; "
+        "expected end of input");
+  // a broken literal on line 3: the '}' that ends it is byte 20, column 10
+  const std::string literal = text_error("{\n \"y\": 1,\n \"x\": tru}", "t8.json");
+  CHECK(literal.rfind("t8.json: not valid JSON at byte 20 (line 3, column 10): syntax error while parsing value - "
+                      "invalid literal",
+                      0) == 0);
+  CHECK(text_error("[1,\n  ]") ==
+        "p.json: not valid JSON at byte 6 (line 2, column 3): syntax error while parsing value - unexpected ']'; "
+        "expected '[', '{', or a literal");
+  CHECK(text_error("{\"a\" 1}") ==
+        "p.json: not valid JSON at byte 5 (line 1, column 6): syntax error while parsing object separator - "
+        "unexpected number literal; expected ':'");
+  CHECK(text_error("{\"a\":") ==
+        "p.json: not valid JSON at byte 5 (line 1, column 6): syntax error while parsing value - unexpected "
+        "end of input; expected '[', '{', or a literal");
+  // one position in every message: never nlohmann's own line and column beside ours
+  const std::string text = valid_profile().dump(1);
+  for (std::size_t n = 0; n < text.size(); n += 7) {
+    const std::string error = text_error(text.substr(0, n) + "]", "cut.json");  // never valid: the document is an object
+    CAPTURE(error);
+    CHECK(error.rfind("cut.json: not valid JSON at byte ", 0) == 0);
+    CHECK_FALSE(contains(error, "parse error at"));
+  }
+}
+
+TEST_CASE("a run's time is a non-negative number and a rate over no time is shown as a dash") {
+  auto doc = valid_profile();
+  doc["runs"][1]["ms"] = -5;
+  CHECK(parse_error(doc) == "p.json: /runs/1/ms: expected a non-negative number");
+  doc["runs"][1]["ms"] = -0.001;
+  CHECK(parse_error(doc) == "p.json: /runs/1/ms: expected a non-negative number");
+  doc["runs"][1]["ms"] = "5";
+  CHECK(parse_error(doc) == "p.json: /runs/1/ms: expected a number");
+  // 0 (no time) and the smallest subnormal are times; the throughput over them is '-', not 0 or inf
+  for (const double ms : {0.0, 5e-324}) {
+    CAPTURE(ms);
+    doc = valid_profile();
+    doc["runs"][0]["ms"] = ms;
+    const auto p = rep::parse_profile(doc.dump(), "p.json");
+    CHECK(p.runs[0].ms == ms);
+    const std::string summary = section_of(rep::render_html({p}), "summary");
+    CHECK(contains(summary, "</td><td>-</td><td>-</td>"));  // throughput, then no baseline of its own
+    CHECK_FALSE(contains(summary, "inf"));
+    CHECK_FALSE(contains(summary, "0.00 Gedges/s"));
+    CHECK(contains(summary, "0.03 Gedges/s"));  // the other run: 1e6 edges in 40 ms
+  }
 }
 
 // --- cdpkit-profile/4: the hardware's view ----------------------------------------------------

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -661,7 +663,7 @@ TEST_CASE("files are written whole through a temporary file that never stays beh
   CHECK_THROWS_WITH_AS(schema::write_file_atomically("", "x"), "empty output path", schema::write_error);
   const std::string taken = (dir / "taken").string();
   CHECK_THROWS_WITH_AS(schema::write_file_atomically(taken, "x"),
-                       doctest::Contains((taken + ": cannot move the finished file into place").c_str()),
+                       (taken + ": exists and is a directory, not a regular file; nothing written").c_str(),
                        schema::write_error);
   CHECK(std::filesystem::is_directory(taken));
   const std::string missing = (dir / "missing" / "f.json").string();
@@ -671,5 +673,61 @@ TEST_CASE("files are written whole through a temporary file that never stays beh
   schema::write_json_file(json{{"name", "GPU \xff"}}, doc);
   CHECK(json::parse(std::ifstream(doc))["name"] == "GPU \xef\xbf\xbd");
   CHECK(count_tmp() == 0u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a file is written through a new temporary of its own, over a regular file or a link to one only") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_schema_test_kinds";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "keep");
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const auto files_in_dir = [&] {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+    return n;
+  };
+  // a file named as the old fixed temporary, PATH.tmp, is neither truncated nor removed
+  std::ofstream(dir / "a.json.tmp") << "input";
+  schema::write_file_atomically((dir / "a.json").string(), "output");
+  CHECK(read(dir / "a.json.tmp") == "input");
+  CHECK(read(dir / "a.json") == "output");
+  // the new file has the usual permissions: 0666 less the umask, as a plain open would give it
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  CHECK((std::filesystem::status(dir / "a.json").permissions() & std::filesystem::perms::all) ==
+        static_cast<std::filesystem::perms>(0666 & ~mask));
+  // a directory, a FIFO and a link to nothing are refused before anything is created
+  std::ofstream(dir / "keep.tmp") << "mine";
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  std::filesystem::create_symlink(dir / "nowhere", dir / "dangling");
+  const std::size_t before = files_in_dir();
+  for (const auto& [name, what] : {std::pair<std::string, std::string>{"keep", "exists and is a directory"},
+                                   {"fifo", "exists and is a FIFO"},
+                                   {"dangling", "a symbolic link to a file that does not exist"}}) {
+    const std::string path = (dir / name).string();
+    CAPTURE(path);
+    CHECK_THROWS_WITH_AS(schema::write_file_atomically(path, "x"), doctest::Contains((path + ": " + what).c_str()),
+                         schema::write_error);
+    CHECK(files_in_dir() == before);
+  }
+  CHECK(read(dir / "keep.tmp") == "mine");
+  CHECK(std::filesystem::is_fifo(dir / "fifo"));
+  CHECK_FALSE(std::filesystem::exists(dir / "nowhere"));
+  // a link to a regular file stays a link; the file it points to gets the text
+  std::ofstream(dir / "target.txt") << "old";
+  std::filesystem::create_symlink("target.txt", dir / "link.txt");  // relative, as links often are
+  schema::write_file_atomically((dir / "link.txt").string(), "new");
+  CHECK(std::filesystem::is_symlink(dir / "link.txt"));
+  CHECK(read(dir / "target.txt") == "new");
+  // no temporary stays behind; the user's files named *.tmp do
+  CHECK_THROWS_AS(schema::write_file_atomically((dir / "missing" / "f.txt").string(), "x"), schema::write_error);
+  std::size_t temporaries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) temporaries += e.path().extension() == ".tmp";
+  CHECK(temporaries == 2u);  // a.json.tmp and keep.tmp
   std::filesystem::remove_all(dir);
 }

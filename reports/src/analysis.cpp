@@ -714,8 +714,9 @@ std::vector<finding> make_findings(const profile& p, const std::vector<run_analy
     const auto& base = runs[k].baseline;
     std::string text = "Fastest verified variant for " + key.first + " on " + key.second + ": " +
                        p.runs[k].variant + " (" + fixed(p.runs[k].ms, 3) + " ms";
-    if (base && *base != k && p.runs[k].ms > 0)
-      text += ", " + fixed(p.runs[*base].ms / p.runs[k].ms, 1) + "x " + p.runs[*base].variant;
+    const double ratio = base && *base != k && p.runs[k].ms > 0 ? p.runs[*base].ms / p.runs[k].ms : 0.0;
+    if (std::isfinite(ratio) && ratio > 0)  // (a time of 5e-324 ms: no "infx")
+      text += ", " + fixed(ratio, 1) + "x " + p.runs[*base].variant;
     out.push_back({severity::info, text + ")."});
   }
   std::stable_sort(out.begin(), out.end(), [](const finding& a, const finding& b) {

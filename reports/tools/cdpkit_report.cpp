@@ -4,16 +4,20 @@
 //   cdpkit-report run.json --format chrome-trace -o trace.json     (open in ui.perfetto.dev)
 //
 // Needs no GPU and no CUDA. One error path: a bad command line, a malformed, truncated, too deep
-// or wrong-version profile, an unwritable output, even running out of memory, prints one line
-// "cdpkit-report: <what>" to stderr and exits with 2; no output file and no .tmp are left
-// behind. --help and --version print and exit with 0.
+// or wrong-version profile, an output that is one of the profiles or not a regular file, an
+// unwritable output, even running out of memory, prints one line "cdpkit-report: <what>" to
+// stderr and exits with 2; no output file and no .tmp are left behind. --help and --version
+// print and exit with 0.
 
 #include <cdpkit/report/html.hpp>
 #include <cdpkit/report/profile.hpp>
 
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <string>
@@ -26,6 +30,18 @@ constexpr int exit_error = 2;
 int fail(const std::string& what) {
   std::cerr << "cdpkit-report: " << what << "\n";
   return exit_error;
+}
+
+/// Whether `output` names the file `input` is: the same device and inode when both exist (a hard
+/// link, a symbolic link or another spelling of the path), else the same absolute path with
+/// "." and ".." resolved. Writing the report there would replace a profile it reads.
+bool same_file(const std::string& input, const std::string& output) {
+  struct stat in {}, out {};
+  if (::stat(input.c_str(), &in) == 0 && ::stat(output.c_str(), &out) == 0)
+    return in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+  std::error_code ec_in, ec_out;
+  const auto a = std::filesystem::weakly_canonical(input, ec_in), b = std::filesystem::weakly_canonical(output, ec_out);
+  return !ec_in && !ec_out && a == b;
 }
 
 int run(int argc, char** argv) {
@@ -47,6 +63,8 @@ int run(int argc, char** argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
     return fail(e.what());
   }
+  for (const auto& path : inputs)
+    if (same_file(path, output)) return fail(output + ": the output is the input profile " + path + "; nothing written");
   std::vector<cdpkit::report::profile> profiles;
   profiles.reserve(inputs.size());
   for (const auto& path : inputs) profiles.push_back(cdpkit::report::load_profile(path));

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -106,17 +107,30 @@ class document_builder {
   bool parse_error(std::size_t position, const std::string& last_token, const json::exception& e) {
     position_ = position;
     last_token_ = last_token;
+    number_overflow_ = e.id == 406;
     message_ = plain_message(e.what());
+    // A syntax error's message starts "parse error at line L, column C: "; that position is
+    // reported once, by where(), so it is cut here rather than printed twice.
+    if (message_.rfind("parse error", 0) == 0) {
+      const auto colon = message_.find(": ");
+      if (colon != std::string::npos) message_.erase(0, colon + 2);
+    }
     return false;
   }
 
-  /// The error, located: the start of the offending token where it can be found in the text.
+  /// The error, located: the byte the parser stopped at, or the first byte of a number too large
+  /// for a double.
   [[nodiscard]] std::string error(const std::string& text) const {
     if (too_deep_) return "arrays and objects nested deeper than " + std::to_string(max_nesting_depth) + " levels";
-    std::size_t offset = std::min(position_, text.size());
-    if (!last_token_.empty() && last_token_.size() <= offset &&
-        text.compare(offset - last_token_.size(), last_token_.size(), last_token_) == 0)
-      offset -= last_token_.size();
+    // nlohmann's position counts the bytes read, the offending one included (the end of the input
+    // counts as one more), so the byte it stopped at is position - 1: the same byte as the line
+    // and column of its own message. Its last_token is the text read since the last string or
+    // number began, not the offending token (after `{"a":1} {` it is `1} {`), so it cannot
+    // locate a syntax error; it is exact only for an overflowing number, read as one token.
+    std::size_t offset = std::min(position_ > 0 ? position_ - 1 : 0, text.size());
+    if (number_overflow_ && !last_token_.empty() && last_token_.size() <= position_ && position_ <= text.size() &&
+        text.compare(position_ - last_token_.size(), last_token_.size(), last_token_) == 0)
+      offset = position_ - last_token_.size();
     return where(text, offset) + ": " + message_;
   }
 
@@ -153,6 +167,7 @@ class document_builder {
   json* slot_ = nullptr;
   json* last_ = nullptr;
   bool too_deep_ = false;
+  bool number_overflow_ = false;
   std::size_t position_ = 0;
   std::string last_token_, message_;
 };
@@ -236,6 +251,14 @@ double get_number(const json& j, const char* key, const cursor& c) {
   return v.get<double>();
 }
 
+/// A time or another quantity that cannot be negative: a finite number >= 0 (0 is allowed; the
+/// report divides only by positive times). NaN fails both tests.
+double get_nonnegative(const json& j, const char* key, const cursor& c) {
+  const double v = get_number(j, key, c);
+  if (!(v >= 0) || !std::isfinite(v)) c.at(key).fail("expected a non-negative number");
+  return v;
+}
+
 std::optional<double> get_optional_number(const json& j, const char* key, const cursor& c) {
   const json& v = member(j, key, c);
   if (v.is_null()) return std::nullopt;
@@ -303,8 +326,7 @@ std::vector<std::string> get_strings(const json& j, const char* key, const curso
 hardware_profile read_hardware(const json& j, const cursor& c) {
   hardware_profile h;
   h.range = get_string(j, "range", c);
-  h.ms = get_number(j, "ms", c);
-  if (!(h.ms >= 0)) c.at("ms").fail("expected a non-negative number");
+  h.ms = get_nonnegative(j, "ms", c);
   h.passes = get_uint(j, "passes", c, 1u << 20);
   const json& metrics = member(j, "metrics", c);
   if (!metrics.is_object()) c.at("metrics").fail("expected an object of metric values");
@@ -337,8 +359,7 @@ timeline_profile read_timeline(const json& j, const cursor& c) {
   timeline_profile t;
   t.interval_ns = get_uint(j, "interval_ns", c);
   if (t.interval_ns == 0) c.at("interval_ns").fail("expected a positive interval");
-  t.ms = get_number(j, "ms", c);
-  if (!(t.ms >= 0)) c.at("ms").fail("expected a non-negative number");
+  t.ms = get_nonnegative(j, "ms", c);
   t.metrics = get_strings(j, "metrics", c);
   t.overflow = get_bool(j, "overflow", c);
   t.dropped = get_uint(j, "dropped", c);
@@ -638,7 +659,7 @@ profile parse_profile(const std::string& text, const std::string& name) {
         run.baseline = run.algorithm == "loop_to_child" ? "serial_loop" : run.algorithm == "bfs" ? "vertex_loop" : "";
       }
       run.params = std::move(member(r, "params", c));
-      run.ms = get_number(r, "ms", c);
+      run.ms = get_nonnegative(r, "ms", c);
       run.work = get_uint(r, "work", c);
       run.work_unit = get_string(r, "work_unit", c);
       run.checked = get_bool(r, "checked", c);

@@ -3,11 +3,14 @@
 #include <cdpkit/schema/text.hpp>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <random>
 
 namespace cdpkit::schema {
 
@@ -40,6 +43,7 @@ std::string utf8_replaced(std::string_view text) {
 namespace {
 
 /// The temporary file, removed unless disarmed (after the rename), whatever happened before.
+/// Armed only once this call has created it: a file it did not create is never removed.
 struct remove_on_failure {
   const std::string& file;
   bool armed = false;
@@ -59,23 +63,77 @@ bool write_all(int fd, std::string_view text) {
   return true;
 }
 
+/// What a file that is not a regular file is, for the message that refuses it.
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// The file to replace for `path`: `path` itself, or the file a symbolic link points to (so that
+/// the link stays). Throws write_error, before anything is created, for anything but a regular
+/// file or nothing: renaming over a directory fails late, and over a device (/dev/full) or a FIFO
+/// it would replace the node itself with a regular file.
+std::string file_to_replace(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {  // follows links
+    struct stat entry {};
+    if (errno == ENOENT && ::lstat(path.c_str(), &entry) == 0 && S_ISLNK(entry.st_mode))
+      throw write_error(path + ": a symbolic link to a file that does not exist; nothing written");
+    return path;  // nothing there (or unreadable: creating the temporary file reports why)
+  }
+  if (!S_ISREG(st.st_mode))
+    throw write_error(path + ": exists and is " + kind_of(st.st_mode) + ", not a regular file; nothing written");
+  struct stat entry {};
+  if (::lstat(path.c_str(), &entry) != 0 || !S_ISLNK(entry.st_mode)) return path;
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) throw write_error(path + ": cannot resolve the symbolic link: " + std::strerror(errno));
+  std::string target(resolved);
+  std::free(resolved);
+  return target;
+}
+
+/// Create a new temporary file next to `file` ("FILE.XXXXXX.tmp", XXXXXX random), with O_EXCL:
+/// it never opens or truncates a file that already exists (another run's temporary, or an input
+/// named like one), and never follows a symbolic link. Mode 0666 less the umask, as the final
+/// file should have (mkstemp's 0600 would need the umask, which cannot be read without changing
+/// it). Returns the descriptor and sets `tmp`; -1 with errno on failure.
+int create_temporary(const std::string& file, std::string& tmp) {
+  static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string suffix(6, ' ');
+    for (auto& ch : suffix) ch = alphabet[random() % (sizeof alphabet - 1)];
+    tmp = file + "." + suffix + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view text) {
   if (path.empty()) throw write_error("empty output path");
-  const std::string tmp = path + ".tmp";
+  // 1. What is there: nothing, a regular file, or a link to one (its target is replaced).
+  const std::string file = file_to_replace(path);
+  // 2. A new temporary file in the same folder (so that the rename stays on one file system).
+  std::string tmp;
   remove_on_failure guard{tmp};
-  // 1. The temporary file in the same folder (so that the rename stays on one file system).
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);  // less the umask, as ofstream
-  if (fd < 0) throw write_error(path + ": cannot open '" + tmp + "' for writing: " + std::strerror(errno));
+  const int fd = create_temporary(file, tmp);
+  if (fd < 0) throw write_error(path + ": cannot create '" + tmp + "' for writing: " + std::strerror(errno));
   guard.armed = true;
-  // 2. Its contents, on disk before the rename: a crash leaves the old file or the new one.
+  // 3. Its contents, on disk before the rename: a crash leaves the old file or the new one.
   const bool written = write_all(fd, text) && ::fsync(fd) == 0;
   const int write_errno = errno;
   if (::close(fd) != 0 || !written)
     throw write_error(path + ": write failed (disk full?): " + std::strerror(written ? errno : write_errno));
-  // 3. The rename into place; only it disarms the guard.
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+  // 4. The rename into place; only it disarms the guard.
+  if (std::rename(tmp.c_str(), file.c_str()) != 0)
     throw write_error(path + ": cannot move the finished file into place: " + std::strerror(errno));
   guard.armed = false;
 }

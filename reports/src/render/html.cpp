@@ -12,6 +12,7 @@
 #include <cdpkit/schema/text.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <sstream>
 #include <string_view>
@@ -71,7 +72,13 @@ void summary_section(std::ostringstream& o, const profile_analysis& a) {
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const run_profile& r = p.runs[k];
     const run_analysis& ra = a.runs[k];
-    const std::string ratio = ra.speedup ? fmt(*ra.speedup, 2) + "x " + p.runs[*ra.baseline].variant : "-";
+    // A rate over a time of 0 is not measured, and over a subnormal time (5e-324 ms) it is inf:
+    // both are shown as '-', not as "0.00" or "inf".
+    const std::string ratio =
+        ra.speedup && std::isfinite(*ra.speedup) ? fmt(*ra.speedup, 2) + "x " + p.runs[*ra.baseline].variant : "-";
+    const std::string throughput = r.ms > 0 && std::isfinite(ra.throughput)
+                                       ? fmt(ra.throughput, 2) + " G" + r.work_unit + "/s"
+                                       : std::string("-");
     std::string launches = "-", tiny = "-", eff = "-";
     if (r.trace) {
       const trace_summary& s = r.trace->summary;
@@ -80,8 +87,8 @@ void summary_section(std::ostringstream& o, const profile_analysis& a) {
       if (s.probe_steps > 0) eff = fmt(s.warp_efficiency, 3);
     }
     o << "<tr><td class=\"l\">" << esc(r.algorithm) << "</td><td class=\"l\">" << esc(r.variant) << "</td><td class=\"l\">"
-      << esc(r.input) << "</td><td data-v=\"" << r.ms << "\">" << fmt(r.ms, 3) << "</td><td>" << fmt(ra.throughput, 2)
-      << " G" << esc(r.work_unit) << "/s</td><td>" << esc(ratio) << "</td><td>" << launches << "</td><td>" << tiny
+      << esc(r.input) << "</td><td data-v=\"" << r.ms << "\">" << fmt(r.ms, 3) << "</td><td>" << esc(throughput)
+      << "</td><td>" << esc(ratio) << "</td><td>" << launches << "</td><td>" << tiny
       << "</td><td>" << eff << "</td><td class=\"l\">"
       << (r.checked ? badge(r.verified, r.verified ? "pass" : "FAIL (" + num(r.mismatches) + ")") : badge(false, "unchecked"))
       << "</td></tr>";

@@ -37,10 +37,15 @@ class write_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Write `text` to `path` whole or not at all: it goes to `path`.tmp in the same folder, is
-/// flushed to disk (fsync) and renamed into place. On any failure (open, write, fsync, rename,
-/// an exception) the temporary file is removed, `path` is as it was, and write_error is thrown
-/// naming `path` ("PATH: cannot move the finished file into place: Is a directory").
+/// Write `text` to `path` whole or not at all: it goes to a new temporary file in the same folder
+/// (`path`.XXXXXX.tmp, a name no other file has: an existing file is never opened), is flushed to
+/// disk (fsync) and renamed into place, with mode 0666 less the umask. Only a regular file is
+/// replaced: a symbolic link to one keeps the link and replaces the file it points to; a path
+/// that is a directory, a device (/dev/full), a FIFO or a socket, or a link to nothing, is
+/// refused before anything is created ("PATH: exists and is a directory, not a regular file;
+/// nothing written"). On any failure (create, write, fsync, rename, an exception) the temporary
+/// file this call created is removed, and nothing else; `path` is as it was, and write_error is
+/// thrown naming `path`.
 /// Precondition: none; an empty path is a write_error ("empty output path").
 void write_file_atomically(const std::string& path, std::string_view text);
 
