@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -150,6 +151,36 @@ TEST_CASE("a bad curve spec, font, window or tolerance is one line naming the pr
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.rfind("bezier: --svg: ", 0) == 0, r.output);
   CHECK(lines(r.output) == 1u);
+}
+
+TEST_CASE("bad graphs, numbers and output paths are exit 2 before the GPU is asked for, and no file is replaced") {
+  const cdpkit_test::temp_dir dir;
+  const std::string graph = dir.file("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
+  for (const auto& [command, needle] :
+       {std::pair{bfs + " --graph /nonexistent/g.txt", std::string("/nonexistent/g.txt")},
+        std::pair{bfs + " --graph rmat:abc", std::string("rmat:abc")},
+        std::pair{bfs + " --graph rmat:10 --source 5000", std::string("--source 5000")},
+        std::pair{l2c + " --alpha nan", std::string("--alpha: 'nan' is not a finite number > 1")},
+        std::pair{l2c + " --alpha 0.5", std::string("--alpha: '0.5' is not a finite number > 1")},
+        std::pair{l2c + " --max-len 0", std::string("--max-len")},
+        std::pair{l2c + " --item-ns nan", std::string("--item-ns: 'nan' is not a finite number in (0, 1e+09]")},
+        std::pair{l2c + " --pm-interval-us nan", std::string("--pm-interval-us: 'nan' is not a finite number")},
+        std::pair{tree + " --tree path:10 --timeout nan", std::string("--timeout: 'nan' is not a finite number")},
+        std::pair{spmv + " --profile /nonexistent/p.json", std::string("the folder '/nonexistent' does not exist")},
+        std::pair{spmv + " --matrix " + graph + " --profile " + graph,
+                  std::string("exists and does not hold a JSON document: refusing to replace it")},
+        std::pair{bezier + " --svg " + graph, std::string("exists and does not hold an SVG picture")}}) {
+    CAPTURE(command);
+    const auto r = run(command);
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find(needle) != std::string::npos, r.output);
+    CHECK(lines(r.output) == 1u);
+    CHECK(r.output.find("no CUDA device") == std::string::npos);
+  }
+  std::ifstream in(graph);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "%%MatrixMarket matrix coordinate pattern general");  // untouched
 }
 
 TEST_CASE("every program answers --version with its name and the cdpkit version, exit 0") {

@@ -25,12 +25,13 @@ void add_collect_options(CLI::App& app, collect_spec& spec) {
       ->capture_default_str();
   app.add_option("--pm-interval-us", spec.interval_us, "PM sampling interval of the timeline (us)")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 1e6));
+      ->check(finite_number(1.0, 1e6));
 }
 
 void add_sample_options(CLI::App& app, sample_options& o) {
   add_launch_options(app, o.launch);
-  app.add_option("--profile", o.profile_path, "write the profile JSON (cdpkit-profile/4) here");
+  app.add_option("--profile", o.profile_path, "write the profile JSON (cdpkit-profile/4) here")
+      ->check(output_file("a JSON document", '{'));
   add_collect_options(app, o.collect);
 }
 

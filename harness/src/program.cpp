@@ -4,10 +4,14 @@
 #include <cdpkit/harness/program.hpp>
 #include <cdpkit/wait.hpp>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
@@ -29,6 +33,32 @@ bool from_thrust(const std::exception& e) {
   std::_Exit(code);
 }
 }  // namespace
+
+CLI::Validator output_file(const std::string& kind, char first) {
+  return CLI::Validator(
+      [kind, first](std::string& text) -> std::string {
+        if (text.empty()) return {};
+        namespace fs = std::filesystem;
+        const fs::path path(text);
+        const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+        std::error_code ec;
+        if (!fs::is_directory(folder, ec))
+          return "'" + text + "': the folder '" + folder.string() + "' does not exist";
+        if (::access(folder.c_str(), W_OK | X_OK) != 0)
+          return "'" + text + "': cannot write in the folder '" + folder.string() + "'";
+        const fs::file_status st = fs::status(path, ec);
+        if (ec || !fs::exists(st)) return {};  // a new file
+        if (!fs::is_regular_file(st)) return "'" + text + "' exists and is not a regular file";
+        std::ifstream in(path, std::ios::binary);
+        char c = 0;
+        while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+        }
+        if (in && c != first)
+          return "'" + text + "' exists and does not hold " + kind + ": refusing to replace it";
+        return {};
+      },
+      "FILE");
+}
 
 void apply_timeout_option(double seconds) {
   if (!(seconds > 0) || !std::isfinite(seconds) || seconds > 1e7)

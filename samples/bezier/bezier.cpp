@@ -68,7 +68,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(2u, cdpkit::max_point_cap));
   app.add_option("--seed", seed, "seed of the generators")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")->capture_default_str();
+  app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")
+      ->capture_default_str()
+      ->check(cdpkit::harness::output_file("an SVG picture", '<'));
   app.add_option("--window", window_box,
                  "the picture's window MIN_X,MIN_Y,MAX_X,MAX_Y in pixels (default: a square at the centre of "
                  "the curves, where about 600 of them start)")

@@ -66,10 +66,8 @@ int main(int argc, char** argv) {
                                                            cdpkit::parse_bfs_variant);
     const auto collect_options = opts.collect.options();
 
-    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     cdpkit::csr_options csr;
     csr.symmetrize = !directed;
-    std::cout << "loading " << graph_spec << " ..." << std::endl;
     cdpkit::graph_read_options read;
     read.allow_sparse_ids = allow_sparse_ids;
     const cdpkit::csr_graph graph = cdpkit::load_graph(graph_spec, csr, seed, read);
@@ -78,7 +76,9 @@ int main(int argc, char** argv) {
     if (src >= graph.num_vertices)
       throw cdpkit::input_error("--source " + std::to_string(src) + " is not a vertex (the graph has " +
                                 std::to_string(graph.num_vertices) + ")");
-    const auto c = cdpkit::harness::make_bfs_case(graph_spec, graph, src);
+
+    cdpkit::require_cuda_device();  // after the arguments and the input: one clear line, exit 3 without a GPU
+    const auto c = cdpkit::harness::make_bfs_case(graph_spec, graph, src);  // (the CPU reference)
 
     cdpkit::launch_runtime runtime(opts.launch);
     cdpkit::device_graph dgraph(graph);

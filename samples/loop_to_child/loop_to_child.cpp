@@ -24,6 +24,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,13 +55,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--item-ns", item_ns, "cost model: serial ns per item (default threshold)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(cdpkit::harness::finite_number(0.0, 1e9, /*lo_open=*/true));
   app.add_option("--rounds", rounds, "hash rounds per item (the work per item)")
       ->capture_default_str()
       ->check(CLI::Range(0u, 1024u));
-  app.add_option("--alpha", seg.alpha, "power_law exponent (> 1)")->capture_default_str();
-  app.add_option("--max-len", seg.max_len, "power_law longest segment")->capture_default_str();
-  app.add_option("--mean-len", seg.mean_len, "uniform mean length")->capture_default_str();
+  app.add_option("--alpha", seg.alpha, "power_law exponent (> 1)")
+      ->capture_default_str()
+      ->check(cdpkit::harness::finite_number(1.0, std::numeric_limits<double>::infinity(), /*lo_open=*/true));
+  app.add_option("--max-len", seg.max_len, "power_law longest segment")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 0xffffffffu));
+  app.add_option("--mean-len", seg.mean_len, "uniform mean length (lengths in [0, 2 * mean])")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 0x7fffffffu));
   app.add_option("--giant-len", seg.giant_len, "giant segment length")->capture_default_str();
   app.add_option("--equal-len", seg.equal_len, "equal segment length")->capture_default_str();
   app.add_option("--seed", seg.seed, "workload seed")->capture_default_str();
@@ -80,9 +87,9 @@ int main(int argc, char** argv) {
     std::vector<cdpkit::loop_policy> policies;
     for (auto k : kinds) policies.push_back(cdpkit::harness::make_policy(k, threshold, stream, model));
     const auto collect_options = opts.collect.options();
-
-    cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     const auto offsets = cdpkit::harness::make_segment_offsets(seg);
+
+    cdpkit::require_cuda_device();  // after the arguments and the input: one clear line, exit 3 without a GPU
     cdpkit::launch_runtime runtime(opts.launch);
     cdpkit::harness::segment_workload workload(offsets, rounds, seg.seed);
     const std::string input = cdpkit::harness::input_label(seg);

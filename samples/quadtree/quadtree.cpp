@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   int reps = 5;
   app.add_option("--points", points_spec,
-                 "uniform:N | clustered:N[:BLOBS] | line:N | equal:N | file:PATH (x y [z] per line, or an OBJ mesh)")
+                 "uniform:N | clustered:N[:BLOBS] | line:N | equal:N | file:PATH or PATH (x y [z] per line, or an OFF or "
+                 "OBJ mesh)")
       ->capture_default_str();
   app.add_option("--max-depth", params.max_depth, "deepest level (the root is 0)")
       ->capture_default_str()

@@ -41,7 +41,7 @@ nlohmann::json bench_row_json(const bench_row& row);
 nlohmann::json bench_document(nlohmann::json device);
 
 /// Write `doc` to `path` whole with the schema layer's atomic write (cdpkit/schema/text.hpp):
-/// never a partial file or a leftover `path`.tmp. Throws cdpkit::input_error naming `path` (the
+/// never a partial file or a leftover temporary. Throws cdpkit::input_error naming `path` (the
 /// programs' exit 2) on any failure.
 void write_json_file(const nlohmann::json& doc, const std::string& path);
 

@@ -32,6 +32,7 @@ struct bezier_case {
 /// tessellate_reference throws.
 bezier_case make_bezier_case(std::string input, const curve_set& set, float tolerance, std::uint32_t cap);
 
+/// One variant's result: its options, times (and what was collected), and its last run's stats.
 struct bezier_run {
   tessellation_options options;
   measurement m;

@@ -16,6 +16,8 @@
 
 namespace cdpkit::harness {
 
+/// One graph, the source and the CPU reference from it. `graph` points at the caller's graph,
+/// which must outlive the case (make_bfs_case).
 struct bfs_case {
   std::string input;             ///< e.g. "rmat:22"
   const csr_graph* graph;
@@ -25,9 +27,11 @@ struct bfs_case {
   std::uint32_t num_levels;
 };
 
-/// Reference levels, TEPS edge count and level count for `source`.
+/// Reference levels, TEPS edge count and level count for `source`. Preconditions: `graph`
+/// outlives the case; source < graph.num_vertices (else cdpkit::input_error, from bfs_reference).
 bfs_case make_bfs_case(std::string input, const csr_graph& graph, std::uint32_t source);
 
+/// One variant's result: its options, times (and what was collected), and its last run's stats.
 struct bfs_run {
   bfs_options options;
   harness::measurement m;
@@ -42,8 +46,11 @@ std::vector<bfs_run> run_bfs_variants(const bfs_case& c, const device_graph& gra
                                       launch_runtime& runtime, std::vector<bfs_options> variants,
                                       int reps, profiling::collector* collector = nullptr);
 
+/// The table: threshold, limit, ms, GTEPS, levels, ratios to serial_loop and flat_balanced (when
+/// they ran), launches, tiny grids, fallbacks, pending high water, warp efficiency, check.
 void print_bfs_results(std::ostream& out, const bfs_case& c, const std::vector<bfs_run>& runs);
 
+/// family "bfs", work = traversed edges (cdpkit-bench/1 row).
 bench_row to_bench_row(const bfs_case& c, const bfs_run& r);
 
 }  // namespace cdpkit::harness

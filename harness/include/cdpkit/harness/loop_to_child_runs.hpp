@@ -17,6 +17,7 @@
 
 namespace cdpkit::harness {
 
+/// One policy's result: the policy, its times (and what was collected), and what it used.
 struct policy_result {
   loop_policy policy;
   measurement m;
@@ -46,8 +47,8 @@ void print_results(std::ostream& out, const std::string& input, const segment_wo
 /// The params object of a run for JSON (threshold used and its source, stream, cost model).
 nlohmann::json policy_params(const policy_result& result);
 
+/// family "loop_to_child", work = items (cdpkit-bench/1 row).
 bench_row to_bench_row(const std::string& input, const segment_workload& workload,
-                                  const policy_result& result);
-
+                       const policy_result& result);
 
 }  // namespace cdpkit::harness

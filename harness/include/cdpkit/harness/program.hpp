@@ -17,9 +17,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,41 @@ int run_program(const char* name, const std::function<bool()>& body);
 
 /// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
 void apply_timeout_option(double seconds);
+
+/// A CLI11 check for a real-valued option: a finite number in [lo, hi], or in (lo, hi] when
+/// `lo_open`; hi = infinity leaves it unbounded above. NaN and the infinities are refused, which
+/// CLI::Range and CLI::PositiveNumber let through ("nan" compares false with both bounds).
+/// Precondition: lo < hi.
+inline CLI::Validator finite_number(double lo, double hi, bool lo_open = false) {
+  const auto show = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  const bool bounded = std::isfinite(hi);
+  const std::string wanted = !bounded ? std::string(lo_open ? "a finite number > " : "a finite number >= ") + show(lo)
+                                      : std::string("a finite number in ") + (lo_open ? "(" : "[") + show(lo) +
+                                            ", " + show(hi) + "]";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const char* begin = text.c_str();
+        char* end = nullptr;
+        const double v = std::strtod(begin, &end);
+        const bool parsed = !text.empty() && end == begin + text.size();
+        const bool inside = parsed && std::isfinite(v) && (lo_open ? v > lo : v >= lo) && v <= hi;
+        return inside ? std::string() : "'" + text + "' is not " + wanted;
+      },
+      bounded ? "NUMBER in " + std::string(lo_open ? "(" : "[") + show(lo) + ", " + show(hi) + "]"
+              : "NUMBER " + std::string(lo_open ? "> " : ">= ") + show(lo));
+}
+
+/// A CLI11 check for an output file option, made when the command line is read so that a path
+/// that cannot be written fails before the GPU work, not after it: the folder must exist and be
+/// writable; an existing file is replaced only when it is a regular file holding what the option
+/// writes, i.e. empty or starting (after white space) with `first` ('{' for JSON, '<' for SVG).
+/// So a misdirected `--profile graph.mtx` refuses to overwrite the graph. `kind` names the
+/// content in the message ("a JSON document"). An empty value passes (no output).
+CLI::Validator output_file(const std::string& kind, char first);
 
 /// Add the launch layer's options to a program: --pending-limit, --pending-budget and
 /// --serialize-warp-launches, written into `config` when parsed (defaults as in
@@ -103,7 +142,7 @@ inline int run_program(const char* name, CLI::App& app, int argc, char** argv,
   app.add_option("--timeout", timeout_s,
                  "watchdog: seconds any wait for the GPU may take before the program stops with "
                  "a diagnosis of the launch layer (default: $CDPKIT_WAIT_TIMEOUT_S or 60)")
-      ->check(CLI::Range(0.001, 1e7));
+      ->check(finite_number(0.001, 1e7));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -27,8 +27,11 @@ struct quadtree_case {
   quadtree reference;
 };
 
+/// The reference tree of `points` under `params` (quadtree_reference). `points` must outlive the
+/// case; throws what quadtree_reference throws (cdpkit::input_error for bad params).
 quadtree_case make_quadtree_case(std::string input, const std::vector<point2>& points, const quadtree_params& params);
 
+/// One variant's result: its options, times (and what was collected), and its last run's stats.
 struct quadtree_run {
   quadtree_options options;
   measurement m;
@@ -41,8 +44,11 @@ std::vector<quadtree_run> run_quadtree_variants(const quadtree_case& c, const de
                                                 const std::vector<quadtree_options>& runs, int reps,
                                                 profiling::collector* collector = nullptr);
 
+/// The table: threshold, ms, Mpoints/s, the ratio to morton (when it ran), launches, tiny grids,
+/// max depth, fallbacks, check.
 void print_quadtree_results(std::ostream& out, const quadtree_case& c, const std::vector<quadtree_run>& runs);
 
+/// family "quadtree", work = points (cdpkit-bench/1 row).
 bench_row to_bench_row(const quadtree_case& c, const quadtree_run& r);
 
 }  // namespace cdpkit::harness

@@ -65,6 +65,8 @@ std::uint64_t sort_host_bytes(sort_key_type type, std::uint64_t n, bool by_key);
 void require_sort_memory(sort_key_type type, std::uint64_t n, bool by_key,
                          const std::vector<quicksort_variant>& variants);
 
+/// One variant's result on a case: its times (and what was collected), the last run's result,
+/// and the first mismatch its checks found.
 struct quicksort_run {
   quicksort_variant variant = quicksort_variant::fast;
   measurement m;

@@ -16,6 +16,7 @@
 
 namespace cdpkit::harness {
 
+/// How a synthetic workload's segment lengths are drawn (segment_params).
 enum class segment_dist : std::uint8_t {
   uniform,    ///< lengths uniform in [0, 2 * mean_len]
   power_law,  ///< P(len = k) proportional to k^-alpha on [1, max_len] (Zipf)
@@ -24,10 +25,15 @@ enum class segment_dist : std::uint8_t {
   equal,      ///< every segment equal_len items
 };
 
+/// The distribution's name, as parse_segment_dist reads it ("power_law").
 const char* to_string(segment_dist d) noexcept;
-segment_dist parse_segment_dist(const std::string& name);  ///< throws cdpkit::input_error
+/// The distribution named; throws cdpkit::input_error naming the bad name and the choices.
+segment_dist parse_segment_dist(const std::string& name);
+/// Every distribution, in declaration order.
 const std::vector<segment_dist>& all_segment_dists();
 
+/// A synthetic workload: how many segments, how their lengths are drawn, the seed; the
+/// parameters of the other distributions are ignored. make_segment_offsets checks them.
 struct segment_params {
   std::uint32_t num_segments = 1u << 20;
   segment_dist dist = segment_dist::power_law;

@@ -27,6 +27,7 @@ struct spmv_case {
 /// x = make_spmv_vector(a.cols, seed) and the reference product.
 spmv_case make_spmv_case(std::string input, const csr_matrix& a, std::uint64_t seed);
 
+/// One variant's result: its options, times (and what was collected), and its last run's stats.
 struct spmv_run {
   spmv_options options;
   measurement m;

@@ -12,9 +12,11 @@ namespace cdpkit::harness {
 /// Columns are right-aligned except the first; cells are preformatted strings.
 class text_table {
  public:
+  /// A table with these column titles (the cell count of every row).
   explicit text_table(std::vector<std::string> header);
   /// Append a row; throws cdpkit::input_error when its cell count differs from the header's.
   void add_row(std::vector<std::string> cells);
+  /// The header, a rule and the rows, each column as wide as its widest cell.
   void print(std::ostream& out) const;
 
  private:

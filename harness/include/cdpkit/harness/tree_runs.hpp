@@ -23,11 +23,10 @@ namespace cdpkit::harness {
 /// lanes"; launch_child_warp since stop 25). The large limit reserves about 5.4 GiB and makes
 /// every tail launch slow: the device driver on 2^22 power-law nodes took 5.10 ms at a limit of
 /// 599,186 (what 2^20 reads back) against 0.81 ms at 4,096 (H200, top-down, medians of 5).
-inline launch_config tree_launch_config() {
-  launch_config config;
-  config.pending_budget = default_pending_budget;
-  return config;
-}
+/// The budget is left at 0 (automatic), not written as 2048: the same with no options, and with
+/// only --pending-limit given it follows the limit (safe_pending_fraction of it) instead of
+/// refusing a limit below 4,096 for a budget the user never set.
+inline launch_config tree_launch_config() { return launch_config{}; }
 
 /// One tree and its CPU references (both operations).
 struct tree_case {
@@ -38,9 +37,11 @@ struct tree_case {
   std::uint32_t height = 0;
 };
 
-/// The references and the height of `t`.
+/// The references and the height of `t`, which must outlive the case (and be built:
+/// tree_top_down_reference's precondition).
 tree_case make_tree_case(std::string input, const tree& t);
 
+/// One variant's result: its options, times (and what was collected), and its last run's stats.
 struct tree_run {
   tree_options options;
   measurement m;
@@ -53,8 +54,11 @@ std::vector<tree_run> run_tree_variants(const tree_case& c, const device_tree& d
                                         const std::vector<tree_options>& runs, int reps,
                                         profiling::collector* collector = nullptr);
 
+/// The table: operation, threshold, ms, Mnodes/s, the ratio to level_sync (when it ran),
+/// launches, tiny grids, max depth, fallbacks, warp efficiency, check.
 void print_tree_results(std::ostream& out, const tree_case& c, const std::vector<tree_run>& runs);
 
+/// family "tree", work = nodes (cdpkit-bench/1 row).
 bench_row to_bench_row(const tree_case& c, const tree_run& r);
 
 }  // namespace cdpkit::harness
