@@ -918,9 +918,15 @@ TEST_CASE("a run's time is a non-negative number and a rate over no time is show
     doc["runs"][0]["ms"] = ms;
     const auto p = rep::parse_profile(doc.dump(), "p.json");
     CHECK(p.runs[0].ms == ms);
-    const std::string summary = section_of(rep::render_html({p}), "summary");
-    CHECK(contains(summary, "</td><td>-</td><td>-</td>"));  // throughput, then no baseline of its own
+    const std::string html = rep::render_html({p});
+    const std::string summary = section_of(html, "summary");
+    CHECK(contains(summary, ">0.000</td><td>-</td>"));  // run 0's time, then its throughput
     CHECK_FALSE(contains(summary, "inf"));
+    CHECK_FALSE(contains(html, "infx"));  // the fastest-variant finding names no ratio over it either
+    // compared with a profile whose first time is that one: no "+inf%" change
+    auto later = valid_profile();
+    const std::string compared = rep::render_html({p, rep::parse_profile(later.dump(), "q.json")});
+    CHECK_FALSE(contains(compared, "inf%"));
     CHECK_FALSE(contains(summary, "0.00 Gedges/s"));
     CHECK(contains(summary, "0.03 Gedges/s"));  // the other run: 1e6 edges in 40 ms
   }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -705,10 +706,13 @@ TEST_CASE("a file is written through a new temporary of its own, over a regular 
   std::ofstream(dir / "keep.tmp") << "mine";
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
   std::filesystem::create_symlink(dir / "nowhere", dir / "dangling");
+  std::filesystem::create_symlink("loop_b", dir / "loop_a");  // a loop of links is not a new file
+  std::filesystem::create_symlink("loop_a", dir / "loop_b");
   const std::size_t before = files_in_dir();
   for (const auto& [name, what] : {std::pair<std::string, std::string>{"keep", "exists and is a directory"},
                                    {"fifo", "exists and is a FIFO"},
-                                   {"dangling", "a symbolic link to a file that does not exist"}}) {
+                                   {"dangling", "a symbolic link to a file that does not exist"},
+                                   {"loop_a", "Too many levels of symbolic links"}}) {
     const std::string path = (dir / name).string();
     CAPTURE(path);
     CHECK_THROWS_WITH_AS(schema::write_file_atomically(path, "x"), doctest::Contains((path + ": " + what).c_str()),
@@ -724,6 +728,19 @@ TEST_CASE("a file is written through a new temporary of its own, over a regular 
   schema::write_file_atomically((dir / "link.txt").string(), "new");
   CHECK(std::filesystem::is_symlink(dir / "link.txt"));
   CHECK(read(dir / "target.txt") == "new");
+  // another user's link is not followed (in a shared folder it could steer the write onto any
+  // file of ours): made here as root, by handing the link to nobody
+  if (::geteuid() == 0) {
+    std::filesystem::create_symlink("target.txt", dir / "foreign.txt");
+    REQUIRE(::lchown((dir / "foreign.txt").c_str(), 65534, 65534) == 0);
+    CHECK_THROWS_WITH_AS(schema::write_file_atomically((dir / "foreign.txt").string(), "steered"),
+                         doctest::Contains("a symbolic link owned by another user; nothing written"), schema::write_error);
+    CHECK(read(dir / "target.txt") == "new");
+  }
+  // a name near the file system's limit (255 bytes) still gets a temporary: a short one of its own
+  const std::string long_name = std::string(250, 'x') + ".html";
+  schema::write_file_atomically((dir / long_name).string(), "long");
+  CHECK(read(dir / long_name) == "long");
   // no temporary stays behind; the user's files named *.tmp do
   CHECK_THROWS_AS(schema::write_file_atomically((dir / "missing" / "f.txt").string(), "x"), schema::write_error);
   std::size_t temporaries = 0;

@@ -801,8 +801,9 @@ std::vector<comparison_row> compare(const std::vector<profile>& profiles) {
         if (r.algorithm == alg && r.input == input && r.variant == variant) ms = r.ms;
       row.ms.push_back(ms);
       const auto& first = row.ms.front();
-      row.delta.push_back(k > 0 && ms && first && *first > 0 ? std::optional<double>((*ms - *first) / *first)
-                                                             : std::nullopt);
+      const double delta = k > 0 && ms && first && *first > 0 ? (*ms - *first) / *first : 0.0;
+      row.delta.push_back(k > 0 && ms && first && *first > 0 && std::isfinite(delta) ? std::optional<double>(delta)
+                                                                                      : std::nullopt);
     }
     rows.push_back(std::move(row));
   }

@@ -73,41 +73,25 @@ const char* kind_of(mode_t mode) {
   return "not a regular file";
 }
 
-/// The file to replace for `path`: `path` itself, or the file a symbolic link points to (so that
-/// the link stays). Throws write_error, before anything is created, for anything but a regular
-/// file or nothing: renaming over a directory fails late, and over a device (/dev/full) or a FIFO
-/// it would replace the node itself with a regular file.
-std::string file_to_replace(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {  // follows links
-    struct stat entry {};
-    if (errno == ENOENT && ::lstat(path.c_str(), &entry) == 0 && S_ISLNK(entry.st_mode))
-      throw write_error(path + ": a symbolic link to a file that does not exist; nothing written");
-    return path;  // nothing there (or unreadable: creating the temporary file reports why)
-  }
-  if (!S_ISREG(st.st_mode))
-    throw write_error(path + ": exists and is " + kind_of(st.st_mode) + ", not a regular file; nothing written");
-  struct stat entry {};
-  if (::lstat(path.c_str(), &entry) != 0 || !S_ISLNK(entry.st_mode)) return path;
-  char* resolved = ::realpath(path.c_str(), nullptr);
-  if (resolved == nullptr) throw write_error(path + ": cannot resolve the symbolic link: " + std::strerror(errno));
-  std::string target(resolved);
-  std::free(resolved);
-  return target;
-}
-
-/// Create a new temporary file next to `file` ("FILE.XXXXXX.tmp", XXXXXX random), with O_EXCL:
+/// Create a new temporary file next to `file` ("FILE.XXXXXX.tmp", XXXXXX random; for a name
+/// within 11 bytes of NAME_MAX, ".cdpkit.XXXXXX.tmp" in the same folder), with O_EXCL:
 /// it never opens or truncates a file that already exists (another run's temporary, or an input
 /// named like one), and never follows a symbolic link. Mode 0666 less the umask, as the final
 /// file should have (mkstemp's 0600 would need the umask, which cannot be read without changing
 /// it). Returns the descriptor and sets `tmp`; -1 with errno on failure.
 int create_temporary(const std::string& file, std::string& tmp) {
   static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  constexpr std::size_t name_max = 255, added = 11;  // NAME_MAX of Linux's file systems; ".XXXXXX.tmp"
+  const std::size_t slash = file.find_last_of('/');
+  const std::size_t name_bytes = slash == std::string::npos ? file.size() : file.size() - slash - 1;
+  const std::string stem = name_bytes + added <= name_max
+                               ? file
+                               : (slash == std::string::npos ? std::string() : file.substr(0, slash + 1)) + ".cdpkit";
   std::random_device random;
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string suffix(6, ' ');
     for (auto& ch : suffix) ch = alphabet[random() % (sizeof alphabet - 1)];
-    tmp = file + "." + suffix + ".tmp";
+    tmp = stem + "." + suffix + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
@@ -117,10 +101,40 @@ int create_temporary(const std::string& file, std::string& tmp) {
 
 }  // namespace
 
+// The file to replace for `path`: `path` itself, or the file a symbolic link points to (so that
+// the link stays). Throws write_error, before anything is created, for anything but a regular
+// file or nothing: renaming over a directory fails late, and over a device (/dev/full) or a FIFO
+// it would replace the node itself with a regular file. A link is followed only when it is the
+// caller's own (as the kernel's protected_symlinks rule has it): another user's link in a shared
+// folder must not steer the write onto a file of the caller's.
+std::string output_target(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {  // follows links
+    const int stat_errno = errno;
+    struct stat entry {};
+    if (stat_errno == ENOENT && ::lstat(path.c_str(), &entry) == 0 && S_ISLNK(entry.st_mode))
+      throw write_error(path + ": a symbolic link to a file that does not exist; nothing written");
+    if (stat_errno == ENOENT) return path;  // nothing there: a new file
+    // a loop of links (ELOOP), a folder that cannot be searched (EACCES), a name too long...
+    throw write_error(path + ": " + std::strerror(stat_errno) + "; nothing written");
+  }
+  if (!S_ISREG(st.st_mode))
+    throw write_error(path + ": exists and is " + kind_of(st.st_mode) + ", not a regular file; nothing written");
+  struct stat entry {};
+  if (::lstat(path.c_str(), &entry) != 0 || !S_ISLNK(entry.st_mode)) return path;
+  if (entry.st_uid != ::geteuid())
+    throw write_error(path + ": a symbolic link owned by another user; nothing written");
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) throw write_error(path + ": cannot resolve the symbolic link: " + std::strerror(errno));
+  std::string target(resolved);
+  std::free(resolved);
+  return target;
+}
+
 void write_file_atomically(const std::string& path, std::string_view text) {
   if (path.empty()) throw write_error("empty output path");
   // 1. What is there: nothing, a regular file, or a link to one (its target is replaced).
-  const std::string file = file_to_replace(path);
+  const std::string file = output_target(path);
   // 2. A new temporary file in the same folder (so that the rename stays on one file system).
   std::string tmp;
   remove_on_failure guard{tmp};

@@ -40,16 +40,18 @@ constexpr int max_lanes = 1024;
 class event_sink {
  public:
   void push_back(const json& event) {
-    if (!text_.empty()) text_ += ',';
+    if (events_++ > 0) text_ += ',';
     text_ += event.dump(-1, ' ', false, json::error_handler_t::replace);
   }
-  /// The whole document (its keys in json's order), a newline at the end.
-  [[nodiscard]] std::string document() const {
-    return "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[" + text_ + "]}\n";
+  /// The whole document (its keys in json's order), a newline at the end; the sink is spent.
+  [[nodiscard]] std::string document() && {
+    text_ += "]}\n";
+    return std::move(text_);
   }
 
  private:
-  std::string text_;
+  std::string text_ = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  std::size_t events_ = 0;
 };
 
 /// A flow id unique in the whole export: the run's process and the record's index (or id).
@@ -269,7 +271,7 @@ std::string render_chrome_trace(const std::vector<profile>& profiles) {
       if (!kernels.empty()) host_kernel_track(events, pid, kernels, t0);
     }
   }
-  return events.document();
+  return std::move(events).document();
 }
 
 }  // namespace cdpkit::report

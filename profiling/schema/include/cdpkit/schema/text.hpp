@@ -40,14 +40,20 @@ class write_error : public std::runtime_error {
 /// Write `text` to `path` whole or not at all: it goes to a new temporary file in the same folder
 /// (`path`.XXXXXX.tmp, a name no other file has: an existing file is never opened), is flushed to
 /// disk (fsync) and renamed into place, with mode 0666 less the umask. Only a regular file is
-/// replaced: a symbolic link to one keeps the link and replaces the file it points to; a path
-/// that is a directory, a device (/dev/full), a FIFO or a socket, or a link to nothing, is
+/// replaced: a symbolic link to one that the caller owns keeps the link and replaces the file it
+/// points to (another user's link is refused); a path that is a directory, a device
+/// (/dev/full), a FIFO or a socket, a link to nothing or a loop of links, is
 /// refused before anything is created ("PATH: exists and is a directory, not a regular file;
 /// nothing written"). On any failure (create, write, fsync, rename, an exception) the temporary
 /// file this call created is removed, and nothing else; `path` is as it was, and write_error is
 /// thrown naming `path`.
 /// Precondition: none; an empty path is a write_error ("empty output path").
 void write_file_atomically(const std::string& path, std::string_view text);
+
+/// The file write_file_atomically(path, ...) would replace or create: `path`, or the target of
+/// the caller's own symbolic link to a regular file. Throws write_error for what it would refuse,
+/// so that a program can check an output path before its work (harness::output_file).
+std::string output_target(const std::string& path);
 
 /// `doc` printed (one-space indent, a final newline; strings that are not valid UTF-8 are
 /// written with U+FFFD in place of the bad bytes) and written with write_file_atomically.
