@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
       app, thresholds, "the sweep on random curves: thresholded, warp_aggregated and block_aggregated at these T (points)");
   app.add_option("--font", font, "a font whose every glyph is one more input (empty: none)")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("bezier_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
     cdpkit::launch_runtime runtime;

@@ -195,7 +195,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(16, 30));
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(
       CLI::Range(1, 100));
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("child_occupancy_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();
     const std::uint64_t n = std::uint64_t{1} << log2;

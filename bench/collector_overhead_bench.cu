@@ -179,7 +179,8 @@ int main(int argc, char** argv) {
   app.add_option("--case", only, "run only the work rows whose name contains one of these (comma-separated)")
       ->delimiter(',');
   app.add_option("--reps", reps, "timed repetitions per mode")->capture_default_str()->check(CLI::Range(1, 100));
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("collector_overhead_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();
     namespace prof = cdpkit::profiling;

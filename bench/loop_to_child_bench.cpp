@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--sweep", sweep, "sweep thresholds on power_law")->capture_default_str();
-  app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("loop_to_child_bench", app, argc, argv, [&] {
     const auto dists = cdpkit::harness::parse_name_list(
         dist_names, cdpkit::harness::all_segment_dists(), cdpkit::harness::parse_segment_dist);

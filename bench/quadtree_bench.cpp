@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--meshes", meshes_dir, "folder of the real meshes (scripts/real-points; skipped when absent)")
       ->capture_default_str();
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("quadtree_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();  // first: one clear line and exit 3 without a GPU
     cdpkit::launch_runtime runtime;

@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "key generator seed")->capture_default_str();
   cdpkit::launch_config config;
   cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("quicksort_bench", app, argc, argv, [&] {
     std::vector<sort_key_type> types;
     for (const auto& t : type_names) types.push_back(cdpkit::harness::parse_sort_key_type(t));

@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(12, 24));
   app.add_option("--reps", reps, "timed runs per series (its median is kept)")->capture_default_str()->check(
       CLI::Range(1, 1000));
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("trace_cost_bench", app, argc, argv, [&] {
     cdpkit::require_cuda_device();
     cdpkit::sites::set_site_name(site, "trace_cost_bench");

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_launch_options(app, config);
-  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here");
+  app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
+      ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("tree_bench", app, argc, argv, [&] {
     const auto variants = cdpkit::harness::parse_name_list(variant_names, cdpkit::all_tree_variants(),
                                                            cdpkit::parse_tree_variant);
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
       return std::find(variants.begin(), variants.end(), v) != variants.end();
     };
     cdpkit::require_cuda_device();  // one clear line and exit 3 without a GPU (after the options)
+    cdpkit::harness::fit_tree_budget(config, app.count("--pending-budget") > 0);
     cdpkit::launch_runtime runtime(config);
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     struct input {

@@ -7,6 +7,7 @@
 #include <cdpkit/harness/bench_json.hpp>
 #include <cdpkit/harness/program.hpp>
 #include <cdpkit/harness/table.hpp>
+#include <cdpkit/harness/tree_runs.hpp>
 
 #include "temp_dir.hpp"
 
@@ -190,12 +191,22 @@ TEST_CASE("an output file option refuses a missing folder, a directory, and a fi
   CHECK(check_message(json, missing) ==
         "'" + missing + "': the folder '" + (dir.path() / "no").string() + "' does not exist");
   const std::string folder = dir.path().string();
-  CHECK(check_message(json, folder) == "'" + folder + "' exists and is not a regular file");
+  CHECK(check_message(json, folder) == folder + ": exists and is a directory, not a regular file; nothing written");
+  const auto dangling = dir.path() / "dangling.json";
+  std::filesystem::create_symlink(dir.path() / "nowhere.json", dangling);  // what the writer refuses, refused now
+  CHECK(check_message(json, dangling.string()) ==
+        dangling.string() + ": a symbolic link to a file that does not exist; nothing written");
+  const auto own = dir.path() / "own.json";
+  std::filesystem::create_symlink(dir.path() / "old.json", own);  // the caller's link to a profile: fine
+  CHECK(check_message(json, own.string()).empty());
   const auto svg = cdpkit::harness::output_file("an SVG picture", '<');
   CHECK(check_message(svg, dir.file("old.svg", "<?xml version=\"1.0\"?><svg/>")).empty());
   CHECK(check_message(svg, (dir.path() / "old.json").string()) ==
         "'" + (dir.path() / "old.json").string() + "' exists and does not hold an SVG picture: refusing to replace it");
-  if (::geteuid() != 0) {  // (root writes anywhere)
+  if (::geteuid() != 0) {  // (root reads and writes anywhere)
+    const std::string secret = dir.file("secret.txt", "not for you");
+    ::chmod(secret.c_str(), 0200);  // writable, not readable: what it holds cannot be checked
+    CHECK(check_message(json, secret) == "'" + secret + "' exists and cannot be read: refusing to replace it");
     const auto locked = dir.path() / "locked";
     std::filesystem::create_directory(locked);
     ::chmod(locked.c_str(), 0500);
@@ -203,4 +214,33 @@ TEST_CASE("an output file option refuses a missing folder, a directory, and a fi
           "'" + (locked / "p.json").string() + "': cannot write in the folder '" + locked.string() + "'");
     ::chmod(locked.c_str(), 0700);
   }
+}
+
+TEST_CASE("the tree programs' budget of 2048 follows a pending limit too small for it, unless a budget was given") {
+  using cdpkit::harness::fit_tree_budget;
+  cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
+  CHECK(config.pending_budget == 2048);
+  fit_tree_budget(config, false);
+  CHECK(config.pending_budget == 2048);  // no limit given: the budget stays
+  config.pending_launch_limit = 1024;
+  fit_tree_budget(config, false);
+  CHECK(config.pending_budget == 512);  // safe_pending_fraction of the limit, not refused
+  config = cdpkit::harness::tree_launch_config();
+  config.pending_launch_limit = 1 << 20;
+  fit_tree_budget(config, false);
+  CHECK(config.pending_budget == 2048);  // a large limit keeps 2048, not half the limit
+  config = cdpkit::harness::tree_launch_config();
+  config.pending_launch_limit = 1024;
+  config.pending_budget = 4096;
+  fit_tree_budget(config, true);
+  CHECK(config.pending_budget == 4096);  // given: the runtime decides (and refuses it)
+}
+
+TEST_CASE("a default output path is checked as a given one is, with the option named") {
+  const cdpkit_test::temp_dir dir;
+  const std::string graph = dir.file("g.mtx", "%%MatrixMarket\n");
+  CHECK_THROWS_WITH_AS(cdpkit::harness::check_output_file("--svg", graph, "an SVG picture", '<'),
+                       ("--svg: '" + graph + "' exists and does not hold an SVG picture: refusing to replace it").c_str(),
+                       cdpkit::input_error);
+  CHECK_NOTHROW(cdpkit::harness::check_output_file("--svg", (dir.path() / "new.svg").string(), "an SVG picture", '<'));
 }

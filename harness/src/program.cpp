@@ -2,6 +2,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/program.hpp>
+#include <cdpkit/schema/text.hpp>
 #include <cdpkit/wait.hpp>
 
 #include <unistd.h>
@@ -39,17 +40,22 @@ CLI::Validator output_file(const std::string& kind, char first) {
       [kind, first](std::string& text) -> std::string {
         if (text.empty()) return {};
         namespace fs = std::filesystem;
-        const fs::path path(text);
+        std::string target;
+        try {
+          target = schema::output_target(text);  // what the writer would replace, or its refusal
+        } catch (const schema::write_error& e) {
+          return e.what();
+        }
+        const fs::path path(target);
         const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
         std::error_code ec;
         if (!fs::is_directory(folder, ec))
           return "'" + text + "': the folder '" + folder.string() + "' does not exist";
         if (::access(folder.c_str(), W_OK | X_OK) != 0)
           return "'" + text + "': cannot write in the folder '" + folder.string() + "'";
-        const fs::file_status st = fs::status(path, ec);
-        if (ec || !fs::exists(st)) return {};  // a new file
-        if (!fs::is_regular_file(st)) return "'" + text + "' exists and is not a regular file";
+        if (!fs::exists(path, ec)) return {};  // a new file (output_target refused what could not be read)
         std::ifstream in(path, std::ios::binary);
+        if (!in.is_open()) return "'" + text + "' exists and cannot be read: refusing to replace it";
         char c = 0;
         while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
         }
@@ -58,6 +64,12 @@ CLI::Validator output_file(const std::string& kind, char first) {
         return {};
       },
       "FILE");
+}
+
+void check_output_file(const std::string& option, const std::string& path, const std::string& kind, char first) {
+  std::string value = path;
+  const std::string why = output_file(kind, first)(value);
+  if (!why.empty()) throw input_error(option + ": " + why);
 }
 
 void apply_timeout_option(double seconds) {

@@ -65,12 +65,19 @@ inline CLI::Validator finite_number(double lo, double hi, bool lo_open = false) 
 }
 
 /// A CLI11 check for an output file option, made when the command line is read so that a path
-/// that cannot be written fails before the GPU work, not after it: the folder must exist and be
-/// writable; an existing file is replaced only when it is a regular file holding what the option
-/// writes, i.e. empty or starting (after white space) with `first` ('{' for JSON, '<' for SVG).
-/// So a misdirected `--profile graph.mtx` refuses to overwrite the graph. `kind` names the
-/// content in the message ("a JSON document"). An empty value passes (no output).
+/// that cannot be written fails before the GPU work, not after it: what the writer would refuse
+/// (schema::output_target: not a regular file, a dangling or foreign link) is refused; the folder
+/// must exist and be writable; an existing file is replaced only when it can be read and holds
+/// what the option writes, i.e. is empty or starts (after white space) with `first` ('{' for
+/// JSON, '<' for SVG). So a misdirected `--profile graph.mtx` refuses to overwrite the graph.
+/// `kind` names the content in the message ("a JSON document"). An empty value passes (no
+/// output). CLI11 checks only values given on the command line: a program whose option has a
+/// default path checks it itself (check_output_file).
 CLI::Validator output_file(const std::string& kind, char first);
+
+/// output_file's check of `path` for `option` (e.g. a default that CLI11 does not check):
+/// throws cdpkit::input_error "<option>: <why>" when it fails.
+void check_output_file(const std::string& option, const std::string& path, const std::string& kind, char first);
 
 /// Add the launch layer's options to a program: --pending-limit, --pending-budget and
 /// --serialize-warp-launches, written into `config` when parsed (defaults as in

@@ -9,6 +9,7 @@
 #include <cdpkit/tree.hpp>
 #include <cdpkit/tree_traversal.hpp>
 
+#include <algorithm>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -23,10 +24,22 @@ namespace cdpkit::harness {
 /// lanes"; launch_child_warp since stop 25). The large limit reserves about 5.4 GiB and makes
 /// every tail launch slow: the device driver on 2^22 power-law nodes took 5.10 ms at a limit of
 /// 599,186 (what 2^20 reads back) against 0.81 ms at 4,096 (H200, top-down, medians of 5).
-/// The budget is left at 0 (automatic), not written as 2048: the same with no options, and with
-/// only --pending-limit given it follows the limit (safe_pending_fraction of it) instead of
-/// refusing a limit below 4,096 for a budget the user never set.
-inline launch_config tree_launch_config() { return launch_config{}; }
+inline launch_config tree_launch_config() {
+  launch_config config;
+  config.pending_budget = default_pending_budget;
+  return config;
+}
+
+/// After the command line (`budget_given`: --pending-budget was given): with a --pending-limit
+/// too small for the tree programs' budget of 2048, the budget is lowered to
+/// safe_pending_fraction of it (1024: 512) instead of being refused for a budget the user never
+/// set; at larger limits it stays 2048 (verify-gpu's runs at a limit of 2^20 keep the budget
+/// their measurements had, not half the limit).
+inline void fit_tree_budget(launch_config& config, bool budget_given) {
+  if (budget_given || config.pending_launch_limit <= 0) return;
+  const int safe = std::max(1, static_cast<int>(config.pending_launch_limit * safe_pending_fraction));
+  config.pending_budget = std::min(config.pending_budget, safe);
+}
 
 /// One tree and its CPU references (both operations).
 struct tree_case {
