@@ -801,9 +801,9 @@ std::vector<comparison_row> compare(const std::vector<profile>& profiles) {
         if (r.algorithm == alg && r.input == input && r.variant == variant) ms = r.ms;
       row.ms.push_back(ms);
       const auto& first = row.ms.front();
-      const double delta = k > 0 && ms && first && *first > 0 ? (*ms - *first) / *first : 0.0;
-      row.delta.push_back(k > 0 && ms && first && *first > 0 && std::isfinite(delta) ? std::optional<double>(delta)
-                                                                                      : std::nullopt);
+      std::optional<double> delta;  // none over a first time of 0, or a subnormal one (inf)
+      if (k > 0 && ms && first && *first > 0 && std::isfinite((*ms - *first) / *first)) delta = (*ms - *first) / *first;
+      row.delta.push_back(delta);
     }
     rows.push_back(std::move(row));
   }

@@ -68,9 +68,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(2u, cdpkit::max_point_cap));
   app.add_option("--seed", seed, "seed of the generators")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")
-      ->capture_default_str()
-      ->check(cdpkit::harness::output_file("an SVG picture", '<'));  // (and the default, in the body)
+  app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")->capture_default_str();
   app.add_option("--window", window_box,
                  "the picture's window MIN_X,MIN_Y,MAX_X,MAX_Y in pixels (default: a square at the centre of "
                  "the curves, where about 600 of them start)")
@@ -96,7 +94,8 @@ int main(int argc, char** argv) {
         throw cdpkit::input_error("--window must be MIN_X,MIN_Y,MAX_X,MAX_Y with MIN < MAX, finite");
     }
     const auto collect_options = opts.collect.options();
-    // (the default bezier.svg too, which CLI11 does not check: never over a file holding something else)
+    // --svg, given or the default bezier.svg (CLI11 checks only given values, so one check here
+    // for both): never over a file holding something else, and before any work
     cdpkit::harness::check_output_file("--svg", svg_path, "an SVG picture", '<');
 
     // the input and the reference first: a bad spec or font is one line and exit 2, with or without a GPU
