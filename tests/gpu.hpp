@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace cdpkit_test {
 
@@ -23,6 +24,10 @@ bool requirement_met(bool met, const std::string& why);
 /// requirement_met(exists(path), ...): says that `path` is absent, that the cases needing it
 /// are skipped, and `how` to get it (may be empty).
 bool input_present(const std::filesystem::path& path, const std::string& how = "");
+
+/// The real meshes' folder (CDPKIT_REAL_POINTS_DIR) holds every mesh of `names`. Each absent
+/// one is named (not only the first), with how to fetch it (scripts/real-points).
+bool real_meshes_present(const std::vector<std::string>& names);
 
 /// Held by every test case that profiles with CUPTI (range profiler, PM sampling, activity): the
 /// GPU's profiling hardware serves one process at a time (CUPTI_ERROR_HARDWARE_BUSY otherwise,

@@ -13,7 +13,6 @@
 #include <cdpkit/quadtree/sites.hpp>
 #include <cdpkit/quadtree_build.hpp>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -58,20 +57,9 @@ TEST_CASE("every quadtree variant builds the reference tree on every distributio
   check_all_variants(cdpkit::make_points(50000, cdpkit::point_distribution::clustered, 4), params, "clustered, depth 20");
 }
 
-namespace {
-/// Both meshes present (each absent one named once).
-bool meshes_present() {
-  bool all = true;
-  for (const char* mesh : {"armadillo.off", "bunny00.off"})
-    all = cdpkit_test::input_present(std::filesystem::path(CDPKIT_REAL_POINTS_DIR) / mesh,
-                                     "scripts/real-points fetches it") && all;
-  return all;
-}
-}  // namespace
-
 // Skipped without a GPU or without the meshes (one decorator: a second skip would override).
 TEST_CASE("every quadtree variant builds the reference tree over real meshes' vertices" *
-          doctest::skip(!cdpkit_test::gpu_available() || !meshes_present())) {
+          doctest::skip(!cdpkit_test::gpu_available() || !cdpkit_test::real_meshes_present({"armadillo.off", "bunny00.off"}))) {
   const std::string dir = CDPKIT_REAL_POINTS_DIR;
   cdpkit::quadtree_params params;
   params.max_depth = 16;

@@ -13,7 +13,7 @@
 #include <cdpkit/quadtree.hpp>
 
 #include <algorithm>
-#include <filesystem>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -105,18 +105,9 @@ TEST_CASE("OFF meshes give their vertices as points, and malformed ones name the
   CHECK(error("OFF\n0 0 0\n") == "t.off: a mesh without vertices");
 }
 
-namespace {
-bool real_meshes_present() {
-  bool all = true;
-  for (const char* mesh : cdpkit::harness::real_point_meshes)
-    all = cdpkit_test::input_present(std::filesystem::path(CDPKIT_REAL_POINTS_DIR) / mesh,
-                                     "scripts/real-points fetches it") && all;
-  return all;
-}
-}  // namespace
-
 TEST_CASE("the real meshes' vertices build quadtrees that follow the definition" *
-          doctest::skip(!real_meshes_present())) {
+          doctest::skip(!cdpkit_test::real_meshes_present({std::begin(cdpkit::harness::real_point_meshes),
+                                                           std::end(cdpkit::harness::real_point_meshes)}))) {
   const std::string dir = CDPKIT_REAL_POINTS_DIR;
   for (const char* mesh : cdpkit::harness::real_point_meshes) {
     const std::string path = dir + "/" + mesh;

@@ -54,6 +54,14 @@ bool input_present(const std::filesystem::path& path, const std::string& how) {
                                       (how.empty() ? std::string() : " (" + how + ")"));
 }
 
+bool real_meshes_present(const std::vector<std::string>& names) {
+  bool all = true;
+  for (const auto& name : names)
+    all = input_present(std::filesystem::path(CDPKIT_REAL_POINTS_DIR) / name,
+                        "scripts/real-points fetches it") && all;
+  return all;
+}
+
 }  // namespace cdpkit_test
 
 namespace {
