@@ -49,12 +49,13 @@ std::string check_message(const CLI::Validator& check, std::string value) { retu
 
 TEST_CASE("a bench row holds every field of docs/bench-format.md, throughput = work / ms / 1e6") {
   const nlohmann::json j = cdpkit::harness::bench_row_json(sample_row());
-  for (const char* field : {"family", "input", "variant", "params", "n", "work", "work_unit", "ms_median", "ms_min",
-                            "reps", "throughput", "throughput_unit", "verified"}) {
+  for (const char* field : {"family", "input", "variant", "baseline", "params", "n", "work", "work_unit",
+                            "ms_median", "ms_min", "reps", "throughput", "throughput_unit", "verified"}) {
     CAPTURE(field);
     CHECK(j.contains(field));
   }
   CHECK(j["family"] == "bfs");
+  CHECK(j["baseline"] == "edge_balanced");
   CHECK(j["ms_median"].get<double>() == 2.0);
   CHECK(j["ms_min"].get<double>() == 1.5);
   CHECK(j["reps"] == 5);

@@ -30,6 +30,7 @@ nlohmann::json bench_row_json(const bench_row& row) {
   nlohmann::json j = {{"family", row.family},
                       {"input", row.input},
                       {"variant", row.variant},
+                      {"baseline", row.baseline},
                       {"params", row.params},
                       {"n", row.n},
                       {"work", row.work},

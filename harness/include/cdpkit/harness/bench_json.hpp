@@ -34,7 +34,8 @@ struct bench_row {
 /// The profile's description of the same run (cdpkit/profiling/profile.hpp).
 profiling::run_info to_run_info(const bench_row& row);
 
-/// The row's JSON: ms_median/min, reps, throughput, verified, trace (when traced).
+/// The row's JSON: its names (baseline included), ms_median/min, reps, throughput, verified,
+/// trace (when traced).
 nlohmann::json bench_row_json(const bench_row& row);
 
 /// A bench document: schema, commit, device (from `device`), rows = [].
