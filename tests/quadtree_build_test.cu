@@ -13,6 +13,7 @@
 #include <cdpkit/quadtree/sites.hpp>
 #include <cdpkit/quadtree_build.hpp>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -57,14 +58,20 @@ TEST_CASE("every quadtree variant builds the reference tree on every distributio
   check_all_variants(cdpkit::make_points(50000, cdpkit::point_distribution::clustered, 4), params, "clustered, depth 20");
 }
 
+namespace {
+/// The real meshes every GPU build runs over (the two smaller of harness::real_point_meshes).
+constexpr const char* gpu_meshes[] = {"armadillo.off", "bunny00.off"};
+}  // namespace
+
 // Skipped without a GPU or without the meshes (one decorator: a second skip would override).
 TEST_CASE("every quadtree variant builds the reference tree over real meshes' vertices" *
-          doctest::skip(!cdpkit_test::gpu_available() || !cdpkit_test::real_meshes_present({"armadillo.off", "bunny00.off"}))) {
+          doctest::skip(!cdpkit_test::gpu_available() ||
+                        !cdpkit_test::real_meshes_present({std::begin(gpu_meshes), std::end(gpu_meshes)}))) {
   const std::string dir = CDPKIT_REAL_POINTS_DIR;
   cdpkit::quadtree_params params;
   params.max_depth = 16;
   params.min_points = 8;
-  for (const char* mesh : {"armadillo.off", "bunny00.off"}) {
+  for (const char* mesh : gpu_meshes) {
     const std::string path = dir + "/" + mesh;
     check_all_variants(cdpkit::read_points(path), params, mesh);
   }

@@ -802,7 +802,10 @@ std::vector<comparison_row> compare(const std::vector<profile>& profiles) {
       row.ms.push_back(ms);
       const auto& first = row.ms.front();
       std::optional<double> delta;  // none over a first time of 0, or a subnormal one (inf)
-      if (k > 0 && ms && first && *first > 0 && std::isfinite((*ms - *first) / *first)) delta = (*ms - *first) / *first;
+      if (k > 0 && ms && first && *first > 0) {
+        const double change = (*ms - *first) / *first;
+        if (std::isfinite(change)) delta = change;
+      }
       row.delta.push_back(delta);
     }
     rows.push_back(std::move(row));
