@@ -6,8 +6,9 @@
 // One thread per request: each asks for a child grid of one 32-thread block through
 // launch_child; the child, or the thread itself when refused, marks the request's slot, and a
 // launched child counts itself (checked: every slot marked once in the last run of each series
-// and in the outcome run). Scenarios, each timed untraced and traced on one runtime, and again on
-// a runtime whose record buffer holds every request:
+// and in the outcome run). Scenarios, each timed untraced and traced on one runtime (by default a
+// refused request takes no record), and again on a runtime that records every request, refusals
+// included (launch_config::record_refusals), in a buffer that holds them all:
 //   refused      the site refused outright (launch_config::refused_sites): no budget traffic,
 //                2^log2 requests, the trace's whole cost per refused request
 //   over_budget  the default pending budget: a few thousand launched, the rest refused (as
@@ -119,13 +120,16 @@ int main(int argc, char** argv) {
 
     const scenario scenarios[] = {{"refused", true, false}, {"over_budget", false, false}, {"launched", false, true}};
     for (const scenario& sc : scenarios) {
-      // the runtime's default record buffer, then one that holds every request
+      // the runtime's default records, then every request's
       for (const bool all_records : {false, true}) {
         // the launched scenario's requests (the runtime's pending budget) fit the default buffer
         if (all_records && sc.budget_sized) continue;
         cdpkit::launch_config config;
         if (sc.refuse_site) config.refused_sites = 1ull << site;
-        if (all_records) config.trace_record_capacity = std::max(big, default_capacity);
+        if (all_records) {  // every request recorded, refusals included (by default they take none)
+          config.trace_record_capacity = std::max(big, default_capacity);
+          config.record_refusals = true;
+        }
         cdpkit::launch_runtime runtime(config);
         const std::uint32_t n = sc.budget_sized ? static_cast<std::uint32_t>(runtime.pending_budget()) : big;
         if (sc.budget_sized && n > default_capacity)

@@ -160,9 +160,11 @@ TEST_CASE("every launched child records when its first block started and its las
           "finished, and a refused one records neither" * CDPKIT_GPU_CASE) {
   cdpkit::launch_config config;
   config.max_depth = 2;  // depth 3 is refused
+  config.record_refusals = true;
   cdpkit::launch_runtime rt(config);
   const unsigned long long spin = 20000;  // 20 us per block
   const auto t = run_timed(rt, timed_body{3, 2, 4, spin, cdpkit::stream_kind::fire_and_forget});
+  CHECK(t.refusals_recorded);
   REQUIRE(t.records.size() == 2u + 4u + 8u);
   std::size_t timed = 0;
   for (const auto& rec : t.records) {
@@ -188,6 +190,32 @@ TEST_CASE("every launched child records when its first block started and its las
     }
   }
   CHECK(timed == 6u);
+}
+
+TEST_CASE("by default a refused request is counted and takes no record: the records are the grids "
+          "that ran" * CDPKIT_GPU_CASE) {
+  cdpkit::launch_config config;
+  config.max_depth = 2;  // depth 3 is refused: 8 requests
+  cdpkit::launch_runtime rt(config);
+  const auto t = run_timed(rt, timed_body{3, 2, 4, 1000, cdpkit::stream_kind::fire_and_forget});
+  CHECK(t.refusals_recorded == false);
+  REQUIRE(t.records.size() == 2u + 4u);
+  for (const auto& rec : t.records) {
+    CAPTURE(rec.id);
+    CHECK(rec.outcome == static_cast<std::uint8_t>(cdpkit::launch_outcome::launched));
+    CHECK(cdpkit::has_execution_time(rec));
+    CHECK(rec.depth <= 2u);
+    if (rec.parent != cdpkit::no_record) CHECK(rec.parent < t.records.size());
+  }
+  CHECK(t.totals.records_requested == 6u);
+  CHECK(t.records_dropped == 0u);
+  std::uint64_t refused = 0, requests = 0;
+  for (const auto& site : t.sites) {
+    refused += site.outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_depth)];
+    requests += site.requests;
+  }
+  CHECK(refused == 8u);
+  CHECK(requests == 2u + 4u + 8u);
 }
 
 TEST_CASE("a tail-launched child starts after its parent's last block finished" * CDPKIT_GPU_CASE) {
@@ -893,7 +921,7 @@ TEST_CASE("the host sums the warp probes' SM stripes into the site's probe count
   CHECK(sites[4].probe_warps == 0u);
 }
 
-TEST_CASE("the host sums the requests' SM stripes into the site's counters and folds the requests from the outcomes") {
+TEST_CASE("the host sums the requests' SM stripes into the site's counters and folds the requests and the records requested from the outcomes") {
   std::vector<cdpkit::probe_counters> probes(cdpkit::probe_entries, cdpkit::probe_counters{});
   const auto at = [&](int site, int stripe) -> cdpkit::probe_counters& {
     return probes[site * cdpkit::probe_stripes + stripe];
@@ -909,7 +937,7 @@ TEST_CASE("the host sums the requests' SM stripes into the site's counters and f
   sites[5].outcomes[0] = 1;
   cdpkit::trace_totals totals{};
   totals.records_requested = 13;  // the ids the device took
-  cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals);
+  cdpkit::detail::fold_probes(probes.data(), sites.data(), &totals, /*refusals_recorded=*/true);
   CHECK(sites[5].requests == 43u);
   CHECK(sites[5].outcomes[0] == 3u);
   CHECK(sites[5].outcomes[budget] == 40u);
@@ -918,6 +946,13 @@ TEST_CASE("the host sums the requests' SM stripes into the site's counters and f
   CHECK(sites[7].outcomes[error] == 5u);
   CHECK(sites[6].requests == 0u);
   CHECK(totals.records_requested == 40u + 2u + 5u);  // every traced request of the stripes, with an id or not
+  // by default a refusal takes no record: the records requested are the grids launched or failed
+  cdpkit::trace_totals launched_only{};
+  launched_only.records_requested = 4;  // the ids the device took: a buffer of 4, full
+  std::vector<cdpkit::site_counters> by_default(cdpkit::trace_limits::max_sites);
+  cdpkit::detail::fold_probes(probes.data(), by_default.data(), &launched_only);
+  CHECK(by_default[5].requests == 42u);  // the site still counts every request
+  CHECK(launched_only.records_requested == 2u + 5u);
   std::vector<cdpkit::site_counters> again(cdpkit::trace_limits::max_sites);
   cdpkit::detail::fold_probes(probes.data(), again.data());  // without totals: the sites alone
   CHECK(again[5].requests == 42u);

@@ -91,6 +91,7 @@ void check_trace(const rep::trace_profile& t, const cdpkit::trace_snapshot& snap
   CHECK(t.records_requested == snap.totals.records_requested);
   CHECK(t.records_stored == snap.records.size());
   CHECK(t.records_dropped == snap.records_dropped);
+  CHECK(t.refusals_recorded == snap.refusals_recorded);
   std::size_t active = 0;
   for (std::size_t id = 0; id < snap.sites.size(); ++id) {
     const cdpkit::site_counters& c = snap.sites[id];
@@ -236,6 +237,7 @@ TEST_CASE("a trace built on the host goes through the profile writer and the rep
   s.totals.records_requested = 4;
   s.totals.pending_high_water = 1999;
   s.records_dropped = 1;
+  s.refusals_recorded = true;  // record 1 was refused over the budget
   s.pending_launch_limit = 4096;
   s.pending_budget = 2048;
   s.max_depth = 24;

@@ -283,6 +283,7 @@ TEST_CASE("a document written by the schema is read back with every field") {
     CHECK(ta.records_requested == tb.records_requested);
     CHECK(ta.records_stored == tb.records_stored);
     CHECK(ta.records_dropped == tb.records_dropped);
+    CHECK(ta.refusals_recorded == tb.refusals_recorded);
     REQUIRE(ta.sites.size() == tb.sites.size());
     for (std::size_t s = 0; s < tb.sites.size(); ++s) check_same_sites(ta.sites[s], tb.sites[s]);
     check_same_records(ta.records, tb.records);
@@ -411,6 +412,25 @@ TEST_CASE("a record's execution window is both times or neither, and never ends 
   d["runs"][1]["trace"]["records"]["rows"][1][12] = 0;
   CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/1/12: expected end_ns > 0 (0 is not a "
                           "%globaltimer time)");
+}
+
+TEST_CASE("records.refusals says whether refused requests have records, and is read as true where absent") {
+  const json doc = schema::profile_json(constructed_profile());  // its record 2 was refused
+  CHECK(doc["runs"][1]["trace"]["records"]["refusals"] == true);
+  json d = doc;
+  d["runs"][1]["trace"]["records"].erase("refusals");  // a profile written before the field
+  CHECK(schema::parse_profile(d.dump(), "p.json").runs[1].trace->refusals_recorded);
+  d = doc;
+  d["runs"][1]["trace"]["records"]["refusals"] = false;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/rows/2/9: expected a launched or failed request: "
+                          "records.refusals is false, so a refused request has no record");
+  d["runs"][1]["trace"]["records"]["rows"].erase(2);
+  d["runs"][1]["trace"]["records"]["in_profile"] = 2;
+  const schema::profile p = schema::parse_profile(d.dump(), "p.json");
+  CHECK_FALSE(p.runs[1].trace->refusals_recorded);
+  CHECK(schema::profile_json(p)["runs"][1]["trace"]["records"]["refusals"] == false);
+  d["runs"][1]["trace"]["records"]["refusals"] = 1;
+  CHECK(parse_error(d) == "p.json: /runs/1/trace/records/refusals: expected true or false");
 }
 
 TEST_CASE("the current profile requires the fields of /2 and /3 and names the one that is wrong") {

@@ -9,9 +9,10 @@
 //   2. A pending budget (an atomic count of children acquired and not yet finished; the child's
 //      last block gives it back) stops launching before the hardware limit is hit.
 //   3. Depth is carried in a launch_context, so a recursion can be capped without guessing.
-//   4. When tracing is on, each request appends a launch_record to a bounded buffer and updates
-//      per-site counters (histograms of child sizes, depth, outcomes, error codes). When tracing
-//      is off, the trace costs one predictable branch on launch_context::tracing.
+//   4. When tracing is on, each request updates per-site counters (histograms of child sizes,
+//      depth, outcomes, error codes), and each grid launched or failed appends a launch_record to
+//      a bounded buffer (a refused request too under launch_config::record_refusals). When
+//      tracing is off, the trace costs one predictable branch on launch_context::tracing.
 //
 // Usage, from a grid that was itself given a launch_context `ctx`:
 //
@@ -384,18 +385,6 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // the grids it may own (at most slot_count), is refused (cudaErrorInvalidConfiguration) and
     // done inline, never wrapped.
     blocks = blocks64 > 0xffffffffull - s->slot_count ? 0u : static_cast<std::uint32_t>(blocks64);
-    if (parent.tracing) {
-      child.record = reserve_record(s);
-      if (child.record < s->record_capacity) {
-        // the request's time (stored records only), read before the launch: a child never
-        // starts before it
-        t_request = global_timer_ns();
-        // the execution window starts empty before the child can run (it is visible to the
-        // child: written before the launch by the launching thread)
-        s->records[child.record].start_ns = no_time_start;
-        s->records[child.record].end_ns = no_time_end;
-      }
-    }
     if (blocks == 0) {
       result = {launch_outcome::fallback_error, cudaErrorInvalidConfiguration};
     } else if (depth > s->max_depth) {
@@ -407,6 +396,23 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     } else {
       result = {launch_outcome::launched, cudaSuccess};
       acquired = true;
+    }
+    // The record, once the outcome is known: for a grid to launch (should its launch fail, the
+    // record says so) and a grid that cannot be launched (fallback_error); for a refusal only
+    // under launch_config::record_refusals, so that a storm of refusals takes no ids and no
+    // reads of the buffer's fill (docs/design.md, stop 44).
+    if (parent.tracing && (result.outcome == launch_outcome::launched ||
+                           result.outcome == launch_outcome::fallback_error || s->record_refusals != 0u)) {
+      child.record = reserve_record(s);
+      if (child.record < s->record_capacity) {
+        // the request's time (stored records only), read before the launch: a child never
+        // starts before it
+        t_request = global_timer_ns();
+        // the execution window starts empty before the child can run (it is visible to the
+        // child: written before the launch by the launching thread)
+        s->records[child.record].start_ns = no_time_start;
+        s->records[child.record].end_ns = no_time_end;
+      }
     }
   }
   // The launch of an acquired child: its owner gains a unit, the device runtime launches it, and a

@@ -310,6 +310,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   h.slot_count = static_cast<std::uint32_t>(pending_budget_);
   h.record_capacity = config.trace_record_capacity;
   h.serialize_warp_launches = config.serialize_warp_launches ? 1u : 0u;
+  h.record_refusals = config.record_refusals ? 1u : 0u;
   static_assert(trace_limits::max_sites <= 64, "launch_config::refused_sites holds one bit per site");
   h.refused_sites = config.refused_sites;
   h.slots = st.d_slots;
@@ -461,7 +462,7 @@ trace_snapshot launch_runtime::snapshot() const {
     std::vector<probe_counters> probes(probe_entries);
     CDPKIT_CUDA_TRY(cudaMemcpy(probes.data(), st.d_probes.get(), sizeof(probe_counters) * probes.size(),
                                cudaMemcpyDeviceToHost));
-    detail::fold_probes(probes.data(), snap.sites.data(), &snap.totals);
+    detail::fold_probes(probes.data(), snap.sites.data(), &snap.totals, config_.record_refusals);
   }
   const std::uint64_t stored = std::min<std::uint64_t>(reserved, config_.trace_record_capacity);
   snap.records.resize(stored);
@@ -469,6 +470,7 @@ trace_snapshot launch_runtime::snapshot() const {
     CDPKIT_CUDA_TRY(cudaMemcpy(snap.records.data(), st.d_records.get(), sizeof(launch_record) * stored,
                                cudaMemcpyDeviceToHost));
   snap.records_dropped = snap.totals.records_requested - stored;
+  snap.refusals_recorded = config_.record_refusals;
   snap.pending_launch_limit = pending_launch_limit_;
   snap.pending_budget = pending_budget_;
   snap.max_depth = config_.max_depth;
@@ -551,7 +553,7 @@ std::string launch_runtime::diagnose() const noexcept {
     // the requests' counts are striped by SM (launch_state::probes): summed here
     trace_totals totals = *st.h_totals;
     std::vector<site_counters> sites(st.h_sites.get(), st.h_sites.get() + trace_limits::max_sites);
-    detail::fold_probes(st.h_probes.get(), sites.data(), &totals);
+    detail::fold_probes(st.h_probes.get(), sites.data(), &totals, config_.record_refusals);
     char flags[16];
     std::snprintf(flags, sizeof flags, "0x%x", h.error_flags);
     out += "Device counters: pending " + std::to_string(h.pending) + ", launched " +

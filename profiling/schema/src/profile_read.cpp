@@ -585,6 +585,8 @@ trace_profile read_trace(const json& j, const cursor& c, int version) {
   t.records_requested = get_uint(records, "requested", rc);
   t.records_stored = get_uint(records, "stored", rc);
   t.records_dropped = get_uint(records, "dropped", rc);
+  if (records.contains("refusals"))  // absent in profiles written before it: every request recorded
+    t.refusals_recorded = get_bool(records, "refusals", rc);
   const std::size_t columns = version >= 3 ? record_fields.size() : v2_record_field_count;
   if (version >= 2) {  // the columns are the ones this reader takes them to be
     const json& fields = get_array(records, "fields", rc);
@@ -600,8 +602,16 @@ trace_profile read_trace(const json& j, const cursor& c, int version) {
   }
   const json& rows = get_array(records, "rows", rc);
   t.records.reserve(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k)
-    t.records.push_back(read_record(rows[k], rc.at("rows").at(k), columns));
+  // (the outcome's column: the one record_column::outcome_name, in every version's rows)
+  std::size_t outcome_at = 0;
+  while (record_fields[outcome_at].column != record_column::outcome_name) ++outcome_at;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const launch_record r = read_record(rows[k], rc.at("rows").at(k), columns);
+    if (!t.refusals_recorded && !takes_record(static_cast<launch_outcome>(r.outcome)))
+      rc.at("rows").at(k).at(outcome_at).fail(
+          "expected a launched or failed request: records.refusals is false, so a refused request has no record");
+    t.records.push_back(r);
+  }
   t.summary = summarize(t);
   return t;
 }

@@ -198,6 +198,7 @@ trace_profile make_trace(const trace_snapshot& snapshot, const trace_naming& nam
   t.records_requested = snapshot.totals.records_requested;
   t.records_stored = snapshot.records.size();
   t.records_dropped = snapshot.records_dropped;
+  t.refusals_recorded = snapshot.refusals_recorded;
   for (std::size_t id = 0; id < snapshot.sites.size(); ++id) {
     const site_counters& c = snapshot.sites[id];
     if (c.requests == 0 && c.probe_steps == 0) continue;  // sites with activity only
@@ -282,6 +283,7 @@ json trace_json(const trace_profile& t) {
            {{"requested", t.records_requested},
             {"stored", t.records_stored},
             {"dropped", t.records_dropped},
+            {"refusals", t.refusals_recorded},
             {"in_profile", t.records.size()},
             {"fields", fields},
             {"rows", rows}}}};

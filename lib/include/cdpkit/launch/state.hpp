@@ -61,6 +61,7 @@ struct launch_state {
   std::uint32_t slot_count;      ///< == pending_budget: one completion slot per in-flight child
   std::uint32_t record_capacity; ///< size of records
   std::uint32_t serialize_warp_launches;  ///< launch_config::serialize_warp_launches (0 or 1)
+  std::uint32_t record_refusals;          ///< launch_config::record_refusals (0 or 1)
   unsigned long long refused_sites;       ///< launch_config::refused_sites (bit per site)
   /// Per in-flight child: its blocks still running plus the grids it owns that are not complete
   /// (0 = free). CDP2 completes a grid only after everything it launched has completed, and the
@@ -131,11 +132,13 @@ inline void fold_single_steps(const unsigned long long* single, site_counters* s
 /// trace_limits::max_sites entries): every field is a sum over the stripes, and a site's requests
 /// grow by its outcomes' sum (each traced request counts exactly one outcome). When `totals` is
 /// given, totals->records_requested, which holds the ids the device took, becomes the count of
-/// every traced request: the stripes' outcomes summed over all sites (or the ids taken, should
-/// that be more: a snapshot of a run still in flight, as diagnose() reads, may hold requests that
-/// took an id and have not counted their outcome yet). Host code.
+/// every traced request that takes a record: the stripes' launched and failed requests summed
+/// over all sites, and their refusals (fallback_budget, fallback_depth) too when
+/// `refusals_recorded` (launch_config::record_refusals); or the ids taken, should that be more (a
+/// snapshot of a run still in flight, as diagnose() reads, may hold requests that took an id and
+/// have not counted their outcome yet). Host code.
 inline void fold_probes(const probe_counters* probes, site_counters* sites,
-                        trace_totals* totals = nullptr) noexcept {
+                        trace_totals* totals = nullptr, bool refusals_recorded = false) noexcept {
   unsigned long long traced = 0;
   for (int site = 0; site < trace_limits::max_sites; ++site) {
     site_counters& c = sites[site];
@@ -144,7 +147,7 @@ inline void fold_probes(const probe_counters* probes, site_counters* sites,
       for (int k = 0; k < launch_outcome_count; ++k) {
         c.outcomes[k] += p.outcomes[k];
         c.requests += p.outcomes[k];
-        traced += p.outcomes[k];
+        if (refusals_recorded || takes_record(static_cast<launch_outcome>(k))) traced += p.outcomes[k];
       }
       c.inline_items += p.inline_items;
       for (int b = 0; b < trace_limits::lane_buckets; ++b) c.lanes_hist[b] += p.lanes_hist[b];

@@ -161,9 +161,13 @@ struct trace_summary {
 struct trace_profile {
   std::uint64_t pending_limit = 0, pending_budget = 0, pending_high_water = 0;
   std::uint64_t max_depth_limit = 0, tiny_grid_work = cdpkit::tiny_grid_work;
-  std::uint64_t records_requested = 0;  ///< requests traced (records kept or dropped)
+  std::uint64_t records_requested = 0;  ///< traced requests that take a record (kept or dropped)
   std::uint64_t records_stored = 0;     ///< records the device buffer kept
   std::uint64_t records_dropped = 0;
+  /// Refused requests took records too (launch_config::record_refusals); else only the grids
+  /// launched and the failed launches did. True when the profile does not say: profiles written
+  /// before the field recorded every request.
+  bool refusals_recorded = true;
   std::vector<site_profile> sites;      ///< sites with activity only, by id
   std::vector<launch_record> records;   ///< the records in the profile (the first ones stored)
   trace_summary summary;                ///< summarize() of the above (the reader computes it too)

@@ -33,6 +33,13 @@ enum class launch_outcome : std::uint8_t {
 };
 inline constexpr int launch_outcome_count = 4;
 
+/// Whether a traced request with this outcome takes a launch record: a grid launched, or one whose
+/// launch failed. Refusals (fallback_budget, fallback_depth) take one only under
+/// launch_config::record_refusals; they are counted all the same.
+constexpr bool takes_record(launch_outcome outcome) noexcept {
+  return outcome == launch_outcome::launched || outcome == launch_outcome::fallback_error;
+}
+
 namespace trace_limits {
 inline constexpr int max_sites = 64;         ///< launch/probe site ids are in [0, max_sites)
 inline constexpr int log2_buckets = 33;      ///< bucket b counts values v with floor(log2 v) == b
@@ -112,9 +119,10 @@ struct site_counters {
 
 /// Device-wide counters of the trace.
 struct trace_totals {
-  /// Records appended or dropped: every traced request. On the device it is the count of record
-  /// ids taken (the next id while the buffer has room; requests after it is full take none);
-  /// launch_runtime::snapshot (and diagnose) replaces it with the requests' outcomes summed over
+  /// Records appended or dropped: every traced request that takes a record (takes_record; every
+  /// one under launch_config::record_refusals). On the device it is the count of record ids taken
+  /// (the next id while the buffer has room; requests after it is full take none);
+  /// launch_runtime::snapshot (and diagnose) replaces it with those requests' outcomes summed over
   /// the sites' stripes (launch_state::probes).
   unsigned long long records_requested;
   unsigned int pending_high_water;       ///< highest pending count seen after an acquire
@@ -127,6 +135,9 @@ struct trace_snapshot {
   std::vector<launch_record> records;   ///< min(requested, capacity) records, in id order
   trace_totals totals{};
   std::uint64_t records_dropped = 0;    ///< requested - stored
+  /// launch_config::record_refusals of the run: refused requests have records too (else only the
+  /// grids launched and the failed launches do).
+  bool refusals_recorded = false;
   int pending_launch_limit = 0;         ///< the device's cudaLimitDevRuntimePendingLaunchCount
   int pending_budget = 0;
   int max_depth = 0;
