@@ -175,6 +175,26 @@ TEST_CASE("a real-valued option refuses nan, the infinities and values out of it
   CHECK(check_message(alpha, "inf") == "'inf' is not a finite number > 1");
 }
 
+TEST_CASE("the launch options fill the launch configuration, refusals unrecorded unless asked") {
+  const auto parsed = [](std::vector<std::string> args) {
+    CLI::App app("t");
+    cdpkit::launch_config config;
+    cdpkit::harness::add_launch_options(app, config);
+    args.insert(args.begin(), "t");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    return config;
+  };
+  const cdpkit::launch_config plain = parsed({});
+  CHECK_FALSE(plain.record_refusals);
+  CHECK_FALSE(plain.serialize_warp_launches);
+  CHECK(plain.pending_budget == 0);
+  const cdpkit::launch_config asked = parsed({"--record-refusals", "--pending-budget", "64"});
+  CHECK(asked.record_refusals);
+  CHECK(asked.pending_budget == 64);
+}
+
 TEST_CASE("an output file option refuses a missing folder, a directory, and a file that holds something else") {
   const cdpkit_test::temp_dir dir;
   const auto json = cdpkit::harness::output_file("a JSON document", '{');

@@ -364,6 +364,17 @@ void check_lane_requests(cdpkit::launch_config config, bool warp_call, unsigned 
       CHECK(refused > 0u);
       CHECK(launched >= 100u);  // the first refusal comes at 100 in flight (depth-1 grids and leaves)
     }
+    // the records are the grids launched, each once, although refusals came in the same warps
+    // (launch_config::record_refusals is off)
+    CHECK(trace.totals.records_requested == launched);
+    REQUIRE(trace.records.size() == launched);
+    std::vector<bool> seen(trace.records.size(), false);
+    for (const auto& rec : trace.records) {
+      CHECK(rec.outcome == static_cast<std::uint8_t>(cdpkit::launch_outcome::launched));
+      REQUIRE(rec.id < seen.size());
+      CHECK_FALSE(seen[rec.id]);
+      seen[rec.id] = true;
+    }
   }
 }
 

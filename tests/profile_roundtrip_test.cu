@@ -254,6 +254,15 @@ TEST_CASE("a trace built on the host goes through the profile writer and the rep
     CHECK(roles.size() == 2u);
   }
   SUBCASE("the first two records") { check_trace(*through_a_file(s, "two.json", 2).runs[1].trace, s, 2); }
+  SUBCASE("a snapshot holding a refused record is written as recording refusals, whatever its flag") {
+    cdpkit::trace_snapshot unflagged = s;
+    unflagged.refusals_recorded = false;
+    CHECK(through_a_file(unflagged, "unflagged.json", 16384).runs[1].trace->refusals_recorded);
+    unflagged.records.erase(unflagged.records.begin() + 1);  // launched and failed records only
+    unflagged.records[1].id = 1;
+    unflagged.records[1].parent = 0;
+    CHECK_FALSE(through_a_file(unflagged, "launched.json", 16384).runs[1].trace->refusals_recorded);
+  }
 }
 
 TEST_CASE("a real device trace goes through the profile writer and the reports' reader intact" * CDPKIT_GPU_CASE) {

@@ -73,6 +73,7 @@ TEST_CASE("--help prints the options and exits 0") {
   CHECK(r.output.find("--timeout") != std::string::npos);
   CHECK(r.output.find("--pending-budget") != std::string::npos);
   CHECK(r.output.find("--serialize-warp-launches") != std::string::npos);
+  CHECK(r.output.find("--record-refusals") != std::string::npos);
 }
 
 TEST_CASE("a bad input value is one line naming the program and exit 2, before any GPU work") {

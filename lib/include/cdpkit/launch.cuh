@@ -241,8 +241,9 @@ __device__ inline void count_aggregated(unsigned long long* counter) {
 /// atomic), the request takes no id and counts nothing: it gets record_capacity, an id past the
 /// buffer. Lanes that read the buffer not yet full just before it fills are counted by the atomic
 /// and get record_capacity too: not stored. (trace_totals::records_requested, the count of traced
-/// requests, is what the host folds from their outcomes: every traced request counts exactly one;
-/// on the device it is the count of ids taken.)
+/// requests that take a record, is what the host folds from their outcomes: every traced request
+/// counts exactly one; on the device it is the count of ids taken.) Called once the request's
+/// outcome is known, for the outcomes that take a record (launch_impl).
 __device__ inline std::uint32_t reserve_record(launch_state* s) {
   if (*reinterpret_cast<volatile unsigned long long*>(&s->totals->records_requested) >= s->record_capacity)
     return s->record_capacity;

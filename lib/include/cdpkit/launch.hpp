@@ -56,12 +56,12 @@ struct launch_config {
   std::uint32_t trace_record_capacity = 1u << 16;
   /// Store a launch record for the requests the layer refuses too (over the pending budget, past
   /// max_depth, or at a site of refused_sites), not only for the grids launched and the launches
-  /// that failed. Off by default: a refusal is counted (its site's outcomes and inline items,
-  /// traced or not stored alike) but takes no record, so that a storm of refusals (a million
-  /// requests over the budget) neither fills the buffer before the grids that ran nor pays a
-  /// record each (Bézier's `child_per_thread` on an H100: 1.14x traced with refusals recorded,
-  /// 1.06x without; docs/design.md, stop 44). On, each refused request's record shows where and
-  /// when the work stayed in its parent.
+  /// that failed. Off by default: a refusal is counted all the same (its site's outcomes and
+  /// inline items) but takes no record, so that a storm of refusals (a million requests over the
+  /// budget) neither fills the buffer before the grids that ran nor reads the buffer's fill once
+  /// per request (Bézier's `child_per_thread` on an H100: 1.14x traced with refusals recorded,
+  /// 1.06x without, measured with a patch of the same change; docs/design.md, stop 44). On, each
+  /// refused request's record shows where and when the work stayed in its parent.
   bool record_refusals = false;
   /// The lanes of a warp that request launches together enter the device runtime one at a time
   /// (in lane order; the others wait at a barrier of the group) instead of each as soon as its

@@ -198,7 +198,12 @@ trace_profile make_trace(const trace_snapshot& snapshot, const trace_naming& nam
   t.records_requested = snapshot.totals.records_requested;
   t.records_stored = snapshot.records.size();
   t.records_dropped = snapshot.records_dropped;
-  t.refusals_recorded = snapshot.refusals_recorded;
+  // (a snapshot that holds a refused request's record recorded refusals, whatever its flag says:
+  // the reader would refuse the profile otherwise)
+  t.refusals_recorded = snapshot.refusals_recorded ||
+                        std::any_of(snapshot.records.begin(), snapshot.records.end(), [](const launch_record& r) {
+                          return !takes_record(static_cast<launch_outcome>(r.outcome));
+                        });
   for (std::size_t id = 0; id < snapshot.sites.size(); ++id) {
     const site_counters& c = snapshot.sites[id];
     if (c.requests == 0 && c.probe_steps == 0) continue;  // sites with activity only

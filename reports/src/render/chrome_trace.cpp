@@ -3,13 +3,14 @@
 // A process per run. A child grid whose execution was measured (cdpkit-profile/3: its first
 // block's start and its last block's end) is a slice of its real duration; the slices of one
 // depth are packed onto lanes ("depth d, lane k"; up to 1,024, then one overflow track) so that
-// no two slices of a track overlap, and a
-// flow goes from the parent's slice, at the moment it asked, to the child's. Every recorded
-// request is also an instant on its depth's "requests" track (refused ones too where the run
-// recorded them, launch_config::record_refusals: their outcome says why). A profile without execution windows (cdpkit-profile/2 or /1) gets the older picture: a
-// 1 µs slice per request on a track per depth, flows between them. cdpkit-profile/4 adds, on the
-// same time base (the run's earliest event), the PM samples as counter tracks ("SM active %",
-// "warps active %") and the run's host-launched kernels as slices on a track of their own.
+// no two slices of a track overlap, and a flow goes from the parent's slice, at the moment it
+// asked, to the child's. Every recorded request is also an instant on its depth's "requests"
+// track (refused ones too where the run recorded them, launch_config::record_refusals: their
+// outcome says why). A profile without execution windows (cdpkit-profile/2 or /1) gets the older
+// picture: a 1 µs slice per request on a track per depth, flows between them. cdpkit-profile/4
+// adds, on the same time base (the run's earliest event), the PM samples as counter tracks ("SM
+// active %", "warps active %") and the run's host-launched kernels as slices on a track of their
+// own.
 
 #include <cdpkit/report/analysis.hpp>
 #include <cdpkit/report/html.hpp>

@@ -79,9 +79,9 @@ CLI::Validator output_file(const std::string& kind, char first);
 /// throws cdpkit::input_error "<option>: <why>" when it fails.
 void check_output_file(const std::string& option, const std::string& path, const std::string& kind, char first);
 
-/// Add the launch layer's options to a program: --pending-limit, --pending-budget and
-/// --serialize-warp-launches, written into `config` when parsed (defaults as in
-/// cdpkit::launch_config).
+/// Add the launch layer's options to a program: --pending-limit, --pending-budget,
+/// --serialize-warp-launches and --record-refusals, written into `config` when parsed (defaults
+/// as in cdpkit::launch_config).
 inline void add_launch_options(CLI::App& app, launch_config& config) {
   app.add_option("--pending-limit", config.pending_launch_limit,
                  "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
@@ -94,6 +94,10 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
   app.add_flag("--serialize-warp-launches", config.serialize_warp_launches,
                "a warp's lanes that ask together enter the device runtime's launch one at a time (an "
                "experiment that did not end the tree recursions' stall: docs/design.md)");
+  app.add_flag("--record-refusals", config.record_refusals,
+               "traced runs keep a launch record for each request refused (over the pending budget or "
+               "the depth cap) too, not only for the grids launched or failed; refusals are counted "
+               "either way, and recording a storm of them costs time");
 }
 
 /// Add a --thresholds option: the launch thresholds of a benchmark's sweep, comma-separated whole

@@ -18,11 +18,11 @@ namespace cdpkit::report {
 std::string render_html(const std::vector<profile>& profiles);
 
 /// Chrome trace-event JSON (opens in Perfetto / chrome://tracing): a process per run; measured
-/// child grids as slices on non-overlapping lanes per depth, each request an instant (a 1 us slice
-/// per request on a track per depth where no grid was measured), flows from parent to child; the
-/// PM samples as counter tracks ("SM active %", "warps active %") and the run's host-launched
-/// kernels as slices on their own track, on the same time base. Strings that are not valid UTF-8
-/// are printed with U+FFFD.
+/// child grids as slices on non-overlapping lanes per depth, each recorded request an instant (a
+/// 1 us slice per request on a track per depth where no grid was measured), flows from parent to
+/// child; the PM samples as counter tracks ("SM active %", "warps active %") and the run's
+/// host-launched kernels as slices on their own track, on the same time base. Strings that are
+/// not valid UTF-8 are printed with U+FFFD.
 std::string render_chrome_trace(const std::vector<profile>& profiles);
 
 /// Write `text` to `path` whole or not at all (schema::write_file_atomically: a temporary file

@@ -56,7 +56,9 @@ inline constexpr std::uint32_t no_record = 0xffffffffu;
 /// busy warp on one of the GPU's SMs, for the ~1 us that the launch itself cost.
 inline constexpr unsigned int tiny_grid_work = 32;
 
-/// One device-side launch request, appended to the bounded trace buffer when tracing is on.
+/// One device-side launch request, appended to the bounded trace buffer when tracing is on: a grid
+/// launched or a launch that failed (takes_record), a refused request only under
+/// launch_config::record_refusals.
 /// The profile writes it as a row whose columns are schema::record_fields, in that order.
 struct launch_record {
   std::uint64_t t_ns;                 ///< %globaltimer at the request (ns)
