@@ -402,8 +402,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // record says so) and a grid that cannot be launched (fallback_error); for a refusal only
     // under launch_config::record_refusals, so that a storm of refusals takes no ids and no
     // reads of the buffer's fill (docs/design.md, stop 44).
-    if (parent.tracing && (result.outcome == launch_outcome::launched ||
-                           result.outcome == launch_outcome::fallback_error || s->record_refusals != 0u)) {
+    if (parent.tracing && (takes_record(result.outcome) || s->record_refusals != 0u)) {
       child.record = reserve_record(s);
       if (child.record < s->record_capacity) {
         // the request's time (stored records only), read before the launch: a child never

@@ -5,13 +5,22 @@
 //
 // Everything here is trivially copyable and laid out identically on the host and the device (nvcc
 // compiles this header into device code), so the host copies the device's counters back with one
-// cudaMemcpy. The types live in namespace cdpkit (the launch layer uses them by those names); the
-// functions on them live in cdpkit::schema. No CUDA, no GPU: the reports read the same format.
+// cudaMemcpy. The types live in namespace cdpkit (the launch layer uses them by those names), and
+// so does takes_record, which the device calls too; the other functions on them live in
+// cdpkit::schema. No CUDA, no GPU: the reports read the same format.
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
+
+#ifndef CDPKIT_HOST_DEVICE
+#if defined(__CUDACC__)
+#define CDPKIT_HOST_DEVICE __host__ __device__
+#else
+#define CDPKIT_HOST_DEVICE
+#endif
+#endif
 
 namespace cdpkit {
 
@@ -35,8 +44,9 @@ inline constexpr int launch_outcome_count = 4;
 
 /// Whether a traced request with this outcome takes a launch record: a grid launched, or one whose
 /// launch failed. Refusals (fallback_budget, fallback_depth) take one only under
-/// launch_config::record_refusals; they are counted all the same.
-constexpr bool takes_record(launch_outcome outcome) noexcept {
+/// launch_config::record_refusals; they are counted all the same. The one rule for the device,
+/// which reserves the records (launch_impl), and the host, which counts them (fold_probes).
+CDPKIT_HOST_DEVICE constexpr bool takes_record(launch_outcome outcome) noexcept {
   return outcome == launch_outcome::launched || outcome == launch_outcome::fallback_error;
 }
 
