@@ -55,11 +55,7 @@
 #include <string>
 #include <vector>
 
-#if defined(__CUDACC__)
-#define CDPKIT_HOST_DEVICE __host__ __device__
-#else
-#define CDPKIT_HOST_DEVICE
-#endif
+#include <cdpkit/schema/host_device.hpp>
 
 namespace cdpkit {
 

@@ -9,11 +9,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define CDPKIT_HOST_DEVICE __host__ __device__
-#else
-#define CDPKIT_HOST_DEVICE
-#endif
+#include <cdpkit/schema/host_device.hpp>
 
 namespace cdpkit {
 

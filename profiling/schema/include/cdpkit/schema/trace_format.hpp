@@ -14,13 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#ifndef CDPKIT_HOST_DEVICE
-#if defined(__CUDACC__)
-#define CDPKIT_HOST_DEVICE __host__ __device__
-#else
-#define CDPKIT_HOST_DEVICE
-#endif
-#endif
+#include <cdpkit/schema/host_device.hpp>
 
 namespace cdpkit {
 
