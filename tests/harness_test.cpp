@@ -176,21 +176,18 @@ TEST_CASE("a real-valued option refuses nan, the infinities and values out of it
 }
 
 TEST_CASE("the launch options fill the launch configuration, refusals unrecorded unless asked") {
-  const auto parsed = [](std::vector<std::string> args) {
+  const auto parsed = [](const std::string& command_line) {
     CLI::App app("t");
     cdpkit::launch_config config;
     cdpkit::harness::add_launch_options(app, config);
-    args.insert(args.begin(), "t");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    app.parse(static_cast<int>(argv.size()), argv.data());
+    app.parse(command_line);
     return config;
   };
-  const cdpkit::launch_config plain = parsed({});
+  const cdpkit::launch_config plain = parsed("");
   CHECK_FALSE(plain.record_refusals);
   CHECK_FALSE(plain.serialize_warp_launches);
   CHECK(plain.pending_budget == 0);
-  const cdpkit::launch_config asked = parsed({"--record-refusals", "--pending-budget", "64"});
+  const cdpkit::launch_config asked = parsed("--record-refusals --pending-budget 64");
   CHECK(asked.record_refusals);
   CHECK(asked.pending_budget == 64);
 }
