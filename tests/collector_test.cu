@@ -98,8 +98,8 @@ TEST_CASE("under another CUPTI tool the collector stands aside once, says why, a
   prof::collector c(prof::parse_collect("all"), /*quiet=*/true);
   CHECK_FALSE(c.metrics_enabled());
   CHECK_FALSE(c.timeline_enabled());
-  REQUIRE(c.notes().size() == 2u);
-  CHECK(c.notes()[0].find("metrics: Nsight Systems or Nsight Compute (CUDA_INJECTION64_PATH=") == 0);
+  REQUIRE(c.notes().size() == 1u);
+  CHECK(c.notes()[0].find("metrics and timeline: Nsight Systems or Nsight Compute (CUDA_INJECTION64_PATH=") == 0);
   CHECK(c.notes()[0].find("cdpkit stands aside, the program runs as usual") != std::string::npos);
   int runs = 0;
   CHECK_FALSE(c.measure("work", [&] { ++runs; }).has_value());
@@ -107,7 +107,12 @@ TEST_CASE("under another CUPTI tool the collector stands aside once, says why, a
   CHECK(runs == 2);
   const auto p = c.profile();
   CHECK(p.requested == std::vector<std::string>{"trace", "metrics", "timeline"});
-  CHECK(p.notes.size() == 2u);
+  CHECK(p.notes.size() == 1u);
+  // asked for one part, the note names that part
+  prof::collector m(prof::parse_collect("metrics"), /*quiet=*/true);
+  REQUIRE(m.notes().size() == 1u);
+  CHECK(m.notes()[0].find("metrics: Nsight Systems") == 0);
+  CHECK_FALSE(m.metrics_enabled());
 }
 
 TEST_CASE("without a GPU the PM sampler stands aside, says why, and the work still runs" *

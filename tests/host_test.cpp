@@ -460,7 +460,7 @@ TEST_CASE("the collector table shows probe and hardware efficiency, the accounti
   CHECK(text.find("25.0") != std::string::npos);        // SM active: (50 + 0) / 2
   CHECK(text.find("1.05x") != std::string::npos);       // traced run 2.1 ms over 2.0
   CHECK(text.find("1.50x") != std::string::npos);       // measured run 3.0 ms over 2.0
-  CHECK(text.find("collector: metrics: Nsight Systems or Nsight Compute") != std::string::npos);
+  CHECK(text.find("collector: metrics and timeline: Nsight Systems or Nsight Compute") != std::string::npos);
   // with a baseline (untraced runs made as the collection runs are), over it
   m.collected.times.baseline_ms = 2.5;
   std::ostringstream based;

@@ -129,9 +129,10 @@ collector::collector(collect_options options, bool quiet) : options_(std::move(o
   timeline_ = options_.timeline;
   if (!options_.any_cupti()) return;
   if (const auto other = foreign_profiler()) {
-    const std::string why = other.value() + " holds CUPTI: cdpkit stands aside, the program runs as usual";
-    if (metrics_) note("metrics", why);
-    if (timeline_) note("timeline", why);
+    // one note for both parts: the tool holds CUPTI for the whole run
+    const std::string parts = metrics_ && timeline_ ? "metrics and timeline" : metrics_ ? "metrics" : "timeline";
+    metrics_ = timeline_ = false;
+    note(parts, other.value() + " holds CUPTI: cdpkit stands aside, the program runs as usual");
   }
 }
 
