@@ -445,7 +445,8 @@ TEST_CASE("the collector table shows probe and hardware efficiency, the accounti
   t.metrics = cdpkit::profiling::default_pm_metrics();
   t.samples = {{0, 20000, {50.0, 10.0, 1.0}}, {20000, 40000, {0.0, 0.0, 0.0}}};
   m.collected.timeline = t;
-  m.collected.times = {2.1, 3.0, std::nullopt, std::nullopt};  // no baseline: over the timed median
+  m.collected.times.traced_ms = 2.1;  // no baseline: over the timed median
+  m.collected.times.metrics_ms = 3.0;
   setenv("CUDA_INJECTION64_PATH", "/x/libToolsInjection64.so", 1);  // metrics and timeline stand aside
   cdpkit::profiling::collector c(cdpkit::profiling::parse_collect("all"), /*quiet=*/true);
   unsetenv("CUDA_INJECTION64_PATH");
@@ -471,7 +472,9 @@ TEST_CASE("the collector table shows probe and hardware efficiency, the accounti
   CHECK(based.str().find("\nwhole sample") == std::string::npos);  // one variant: no sum row
   // two variants: the whole sample's row sums each part's runs over the same runs' baselines
   cdpkit::harness::measurement slow = m;
-  slow.collected.times = {10.5, std::nullopt, std::nullopt, 10.0};  // traced only, 10.5 ms over 10
+  slow.collected.times = {};  // traced only, 10.5 ms over 10
+  slow.collected.times.traced_ms = 10.5;
+  slow.collected.times.baseline_ms = 10.0;
   std::ostringstream both;
   cdpkit::harness::print_collected(both, {{"thresholded", &m}, {"serial_loop", &slow}}, c);
   CAPTURE(both.str());
