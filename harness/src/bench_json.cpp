@@ -59,6 +59,7 @@ nlohmann::json bench_row_json(const bench_row& row) {
 nlohmann::json bench_document(nlohmann::json device) {
   return {{"schema", bench_schema},
           {"commit", version::commit},
+          {"created", profiling::utc_now_iso8601()},
           {"device", std::move(device)},
           {"build", profiling::build_json()},
           {"rows", nlohmann::json::array()}};

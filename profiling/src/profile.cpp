@@ -19,8 +19,6 @@
 
 namespace cdpkit::profiling {
 
-namespace {
-
 std::string utc_now_iso8601() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -29,6 +27,8 @@ std::string utc_now_iso8601() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 /// The role of a site in the findings: a site its area registered as a probe inside child grids
 /// (e.g. loop-to-child's child item loops); other sites launch (when they had requests) or probe
