@@ -1,6 +1,6 @@
 // bezier_bench — every tessellation variant in one process: 2^20 random curves (mostly flat, a
-// power-law tail of very curved ones; the goal: the best CDP policy within 1.2x of the flat
-// point grid), 2^20 straight ones (2 points each: nothing to launch), 2^10 extreme ones (every
+// power-law tail of very curved ones: where child grids must earn their launches against the
+// flat point grid), 2^20 straight ones (2 points each: nothing to launch), 2^10 extreme ones (every
 // curve at the cap), every glyph of DejaVu Sans where FreeType and the font are present (skipped
 // with a message otherwise), and a threshold sweep on the random curves. JSON in the
 // docs/bench-format.md shape.

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       }
       auto results = cdpkit::harness::run_bfs_variants(c, dgraph, runtime, runs, reps);
       if (spec.rfind("rmat:", 0) == 0) {
-        // The seed's setup: room for a pending child per vertex, so that every frontier
+        // The lecture's setup (PMPP ch. 21): room for a pending child per vertex, so that every frontier
         // vertex's child is launched rather than falling back (the budget is the vertex count,
         // at most 2^23; the device limit is raised to twice that, the layer's headroom).
         cdpkit::launch_config lecture;

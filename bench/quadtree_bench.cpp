@@ -1,5 +1,5 @@
 // quadtree_bench — every quadtree build variant in one process: 2^22 points uniform and
-// clustered (the goal: the best CDP variant within 1.5x of the Morton build), a line and all
+// clustered (every CDP variant beside the Morton build, the non-CDP yardstick), a line and all
 // points equal (degenerate: refined to max_depth), the vertices of real meshes (CGAL's demo data,
 // scripts/real-points; skipped with a message when absent), with a threshold sweep on the
 // clustered set. JSON in the docs/bench-format.md shape.

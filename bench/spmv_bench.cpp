@@ -1,5 +1,5 @@
-// spmv_bench — every SpMV variant in one process: a power-law matrix of 2^22 rows (RMAT rows; the
-// goal: the best CDP policy within 1.5x of cusparseSpMV), a banded one of 2^22 rows, one of 2^22
+// spmv_bench — every SpMV variant in one process: a power-law matrix of 2^22 rows (RMAT rows; every
+// CDP policy beside cusparseSpMV, the yardstick), a banded one of 2^22 rows, one of 2^22
 // rows of 4 entries but 16 of 2^20 (half the nonzeros in 16 rows: where child grids should pay), the shared
 // real graphs as pattern matrices (skipped with a message where ../shared/data is absent), and a
 // threshold sweep on the power-law matrix. JSON in the docs/bench-format.md shape.

@@ -1,7 +1,7 @@
 // trace_cost_bench — what the device launch trace costs a launch request, by outcome and by
-// whether the request's record is stored (docs/design.md, "Stops 33–34": Bézier's
-// child_per_thread, a million requests refused over the budget, ran 1.2x traced, and the trace's
-// per-warp atomics were not the cost).
+// whether the request's record is stored (Bézier's child_per_thread, a million requests
+// refused over the budget, ran slower traced than untraced, and the trace's per-warp atomics
+// were not the cost: this benchmark separates the parts).
 //
 // One thread per request: each asks for a child grid of one 32-thread block through
 // launch_child; the child, or the thread itself when refused, marks the request's slot, and a

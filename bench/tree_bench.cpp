@@ -1,5 +1,5 @@
 // tree_bench — every tree traversal variant, top-down and bottom-up, in one process: a power-law
-// tree of 2^22 nodes (the goal: the best CDP variant at least 1.5x faster than level_sync), the
+// tree of 2^22 nodes (every CDP variant beside level_sync, the non-CDP yardstick), the
 // deep path (10^5 levels: capped recursion, walked on), a complete 8-ary tree, and a real path
 // tree (this machine's /usr, listed at start; skipped with a message when it cannot be read),
 // with a threshold sweep on the power-law trees (--thresholds). JSON in the docs/bench-format.md shape.

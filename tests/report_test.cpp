@@ -1095,7 +1095,7 @@ TEST_CASE("the hardware table ranks the probes and the hardware and says whether
 
 TEST_CASE("the hardware table calls rankings that differ only among near-ties the same order but for them") {
   // the hardware puts child_per_thread and thresholded within 0.02 (a near-tie), the probes 0.17
-  // apart; every other pair is ordered alike (BFS on the H200, stop 29)
+  // apart; every other pair is ordered alike (as BFS's profile on an H200 ranked them)
   const auto near = ranked_profile({{"child_per_thread", 0.13, 0.53}, {"thresholded", 0.30, 0.51}, {"warp_aggregated", 0.99, 0.84}});
   const auto g = rep::analyze(near).efficiency;
   REQUIRE(g.size() == 1u);

@@ -1,4 +1,4 @@
-// bfs — the seed's BFS story, measured: a child grid per frontier vertex is ~10x slower than
+// bfs — the lecture's BFS story (PMPP ch. 21), measured: a child grid per frontier vertex is ~10x slower than
 // the plain vertex loop (the grids are tiny); a degree threshold makes CDP pay; aggregation and
 // the device-side level loop go further; the edge-balanced kernel without CDP is the yardstick.
 //

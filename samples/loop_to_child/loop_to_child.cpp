@@ -1,4 +1,4 @@
-// loop_to_child — the seed's Fig. 21.4 -> 21.5 story, measured.
+// loop_to_child — PMPP's Fig. 21.4 -> 21.5 story, measured.
 //
 // 1. Build a segment-length workload (power-law by default: most segments tiny, a few huge).
 // 2. Run each policy: serial_loop (each thread loops), child_per_thread (a child grid per

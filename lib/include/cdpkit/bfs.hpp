@@ -1,5 +1,5 @@
 #pragma once
-// cdpkit/bfs.hpp — breadth-first search with child grids: every variant of the seed's story and
+// cdpkit/bfs.hpp — breadth-first search with child grids: every variant of the lecture's story (PMPP ch. 21) and
 // the non-CDP yardstick. All variants return the level of every vertex (unreached = bfs_unreached).
 //
 // The neighbour expansion of a frontier is loop-to-child: frontier vertex i is a segment over its

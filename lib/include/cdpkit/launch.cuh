@@ -401,7 +401,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
     // The record, once the outcome is known: for a grid to launch (should its launch fail, the
     // record says so) and a grid that cannot be launched (fallback_error); for a refusal only
     // under launch_config::record_refusals, so that a storm of refusals takes no ids and no
-    // reads of the buffer's fill (docs/design.md, stop 44).
+    // reads of the buffer's fill (commit 46d22d3; bench/trace_cost_bench.cu measures it).
     if (parent.tracing && (takes_record(result.outcome) || s->record_refusals != 0u)) {
       child.record = reserve_record(s);
       if (child.record < s->record_capacity) {

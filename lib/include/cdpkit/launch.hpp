@@ -59,8 +59,7 @@ struct launch_config {
   /// that failed. Off by default: a refusal is counted all the same (its site's outcomes and
   /// inline items) but takes no record, so that a storm of refusals (a million requests over the
   /// budget) neither fills the buffer before the grids that ran nor reads the buffer's fill once
-  /// per request (Bézier's `child_per_thread` on an H100: 1.04x traced by default, 1.05x with
-  /// refusals recorded, in alternating processes of one build; docs/design.md, stop 45). On, each
+  /// per request (bench/trace_cost_bench.cu measures both policies; commit 46d22d3). On, each
   /// refused request's record shows where and when the work stayed in its parent.
   bool record_refusals = false;
   /// The lanes of a warp that request launches together enter the device runtime one at a time

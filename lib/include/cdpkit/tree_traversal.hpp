@@ -1,6 +1,6 @@
 #pragma once
 // cdpkit/tree_traversal.hpp — traversals of a rooted tree (cdpkit/tree.hpp) on the GPU, with child
-// grids: every variant of the seed's story and the non-CDP yardstick. Each computes, for every
+// grids: every variant of the lecture's story (PMPP ch. 21) and the non-CDP yardstick. Each computes, for every
 // node, what the CPU references compute:
 //   top_down    depth and root-path sum (tree_top_down_reference)
 //   bottom_up   subtree size and subtree sum (tree_bottom_up_reference)
@@ -93,7 +93,7 @@ struct tree_options {
   [[nodiscard]] std::uint32_t effective_threshold() const noexcept;
 };
 
-/// The default launch threshold of a variant, from the sweep of stop 27 (H200, power-law trees of
+/// The default launch threshold of a variant, from a threshold sweep (tree_bench --thresholds; H200, power-law trees of
 /// 2^18 and 2^20 nodes, docs/design.md "Trees"): a node that gets no grid has its whole subtree
 /// walked by one thread, a chain of dependent loads of about a microsecond per node, so the
 /// recursions launch early: 16 children per node (recursive_threshold), 64 per warp

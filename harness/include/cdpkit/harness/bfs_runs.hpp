@@ -36,7 +36,7 @@ struct bfs_run {
   bfs_options options;
   harness::measurement m;
   bfs_stats stats;
-  int pending_launch_limit = 0;  ///< the device limit the run had (the seed raised it to n)
+  int pending_launch_limit = 0;  ///< the device limit the run had (the lecture's setup raises it to n)
 };
 
 /// Run each options entry (device_driver without a threshold gets default_bfs_threshold).

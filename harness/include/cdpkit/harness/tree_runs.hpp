@@ -18,12 +18,11 @@ namespace cdpkit::harness {
 
 /// The launch configuration the tree programs start from (their --pending-limit and
 /// --pending-budget defaults): the layer's defaults (budget 2048, the device's pending-launch limit
-/// raised to 4,096). Until stop 26 the tree programs asked for a limit of 2^20, against a stall of
-/// the recursions at the automatic limit (9 of 44 soak runs on 2^20 nodes) whose cause was lanes
-/// of one warp entering the device runtime together (docs/design.md, "Launches from divergent
-/// lanes"; launch_child_warp since stop 25). The large limit reserves about 5.4 GiB and makes
-/// every tail launch slow: the device driver on 2^22 power-law nodes took 5.10 ms at a limit of
-/// 599,186 (what 2^20 reads back) against 0.81 ms at 4,096 (H200, top-down, medians of 5).
+/// raised to 4,096). The tree programs once asked for a limit of 2^20 (commit 05d2c10), against a
+/// stall of the recursions at the automatic limit whose cause was lanes of one warp entering the
+/// device runtime together (docs/launch-layer.md, "Launches from divergent lanes"; fixed by
+/// launch_child_warp, commit 756f236). A large limit reserves gigabytes of device memory and makes
+/// every tail launch slow (scripts/verify-gpu step tree22 measures the device driver at both).
 inline launch_config tree_launch_config() {
   launch_config config;
   config.pending_budget = default_pending_budget;

@@ -2,7 +2,7 @@
 // cdpkit/profiling/range_profiler.hpp — hardware counters per measured range, through CUPTI's
 // range profiler (user ranges, user replay) on the current device.
 //
-// Measured on an H200 (issue 10, docs/design.md): the range profiler's counters of a range
+// Measured on an H200 (docs/design.md, tests/range_profiler_test.cu): the range profiler's counters of a range
 // include the work of every grid launched from the device inside it, which CUPTI's activity API
 // cannot see; seven metrics fit in one pass.
 //
