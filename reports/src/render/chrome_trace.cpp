@@ -1,13 +1,13 @@
 // The Chrome trace-event export of the launch records (opens in Perfetto / chrome://tracing).
 //
-// A process per run. A child grid whose execution was measured (cdpkit-profile/3: its first
-// block's start and its last block's end) is a slice of its real duration; the slices of one
+// A process per run. A child grid whose execution was measured (its first block's start and
+// its last block's end) is a slice of its real duration; the slices of one
 // depth are packed onto lanes ("depth d, lane k"; up to 1,024, then one overflow track) so that
 // no two slices of a track overlap, and a flow goes from the parent's slice, at the moment it
 // asked, to the child's. Every recorded request is also an instant on its depth's "requests"
 // track (refused ones too where the run recorded them, launch_config::record_refusals: their
-// outcome says why). A profile without execution windows (cdpkit-profile/2 or /1) gets the older
-// picture: a 1 µs slice per request on a track per depth, flows between them. cdpkit-profile/4
+// outcome says why). A run whose records have no execution windows gets the plain
+// picture: a 1 µs slice per request on a track per depth, flows between them. The export
 // adds, on the same time base (the run's earliest event), the PM samples as counter tracks ("SM
 // active %", "warps active %") and the run's host-launched kernels as slices on a track of their
 // own.
@@ -81,7 +81,7 @@ void thread_meta(event_sink& events, int pid, int tid, const std::string& name, 
                     {"args", {{"sort_index", order}}}});
 }
 
-/// The timed host-launched kernels of `run` in the profile's host activity (cdpkit-profile/4);
+/// The timed host-launched kernels of `run` in the profile's host activity;
 /// kernels CUPTI did not time (those its range profiler measured: start and end 0) are left out.
 std::vector<const schema::activity_kernel*> host_kernels_of(const profile& p, const run_profile& run) {
   std::vector<const schema::activity_kernel*> out;
@@ -105,8 +105,8 @@ std::uint64_t run_origin(const run_profile& r, const std::vector<const schema::a
   return t0;
 }
 
-/// cdpkit-profile/2 and /1: a 1 µs slice per request, a track per depth.
-void legacy_run(event_sink& events, int pid, const trace_profile& t, std::uint64_t t0) {
+/// Records without execution windows: a 1 µs slice per request, a track per depth.
+void unmeasured_run(event_sink& events, int pid, const trace_profile& t, std::uint64_t t0) {
   std::map<std::uint32_t, const launch_record*> by_id;
   for (const auto& rec : t.records) by_id[rec.id] = &rec;
   for (const auto& rec : t.records) {
@@ -128,7 +128,7 @@ void legacy_run(event_sink& events, int pid, const trace_profile& t, std::uint64
   for (int d : depths) thread_meta(events, pid, d, "depth " + std::to_string(d), d);
 }
 
-/// cdpkit-profile/3: measured child grids as slices on non-overlapping lanes.
+/// Measured child grids as slices on non-overlapping lanes.
 void timed_run(event_sink& events, int pid, const trace_profile& t, std::uint64_t t0) {
   const std::size_t n = t.records.size();
   std::set<int> depths;
@@ -219,7 +219,7 @@ void timed_run(event_sink& events, int pid, const trace_profile& t, std::uint64_
   }
 }
 
-/// cdpkit-profile/4: the PM samples as counter tracks ("SM active %", and "warps active %" when
+/// The PM samples as counter tracks ("SM active %", and "warps active %" when
 /// sampled), a value at each sample's start and 0 after the last one.
 void counter_tracks(event_sink& events, int pid, const schema::timeline_profile& tl, std::uint64_t t0) {
   const std::pair<const char*, const char*> counters[] = {{"SM active %", sm_active_metric},
@@ -235,7 +235,7 @@ void counter_tracks(event_sink& events, int pid, const schema::timeline_profile&
   }
 }
 
-/// cdpkit-profile/4: the run's host-launched kernels as slices on a track of their own.
+/// The run's host-launched kernels as slices on a track of their own.
 void host_kernel_track(event_sink& events, int pid, const std::vector<const schema::activity_kernel*>& kernels,
                        std::uint64_t t0) {
   constexpr int tid = 1 << 20;  // past every depth and lane track
@@ -266,7 +266,7 @@ std::string render_chrome_trace(const std::vector<profile>& profiles) {
         const bool timed = std::any_of(t.records.begin(), t.records.end(),
                                        [](const launch_record& rec) { return has_execution_time(rec); });
         if (timed) timed_run(events, pid, t, t0);
-        else legacy_run(events, pid, t, t0);
+        else unmeasured_run(events, pid, t, t0);
       }
       if (samples) counter_tracks(events, pid, *r.timeline, t0);
       if (!kernels.empty()) host_kernel_track(events, pid, kernels, t0);

@@ -1,7 +1,7 @@
 // The HTML report: inline CSS, inline SVG charts (svg.hpp), a few lines of optional JavaScript
 // (sortable tables); everything readable without scripts and offline. Each profile is analysed
 // once (analyze()); the sections below only render the analysis and the profile's fields. The
-// sections are numbered as they appear: those on the hardware (cdpkit-profile/4: hardware vs
+// sections are numbered as they appear: those on the hardware (hardware vs
 // probes, CTA accounting, SM activity over time, collection overhead) only where a profile has
 // what they show; the collector's notes come first.
 
@@ -151,7 +151,7 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
         << "</td><td>" << e.depth << "</td><td>" << num(e.launches) << "</td></tr>";
     }
     o << "</table>";
-    if (ra.timeline) {  // cdpkit-profile/3: the child grids' execution windows
+    if (ra.timeline) {  // the child grids' execution windows
       const child_timeline& tl = *ra.timeline;
       const double span_us = static_cast<double>(tl.span_ns) / 1000.0;
       const double peak = *std::max_element(tl.blocks.begin(), tl.blocks.end());

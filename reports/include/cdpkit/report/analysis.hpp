@@ -1,7 +1,7 @@
 #pragma once
 // cdpkit/report/analysis.hpp — every number the report shows, computed once per profile:
 // underutilized bands of child grid sizes (and whether they are a problem), the launch tree
-// aggregated by depth and site, baselines and ratios, the hardware's view (cdpkit-profile/4: warp
+// aggregated by depth and site, baselines and ratios, the hardware's view (warp
 // efficiency ranked against the probes', the CTA accounting, SM activity over time, the cost of
 // collecting), the comparison of several profiles, and the findings. The renderers
 // (cdpkit/report/html.hpp) only render what analyze() and compare() return.
@@ -71,7 +71,7 @@ struct tree_node {
   std::string site_name;
   std::uint64_t launches = 0;
   double mean_work = 0;  ///< mean work items (threads where no work was given) per launch
-  /// Launches whose execution was measured (cdpkit-profile/3), their summed and longest
+  /// Launches whose execution was measured, their summed and longest
   /// durations, and how long at least one of them ran (the union of their windows), in ns.
   std::uint64_t timed = 0;
   std::uint64_t exec_ns_sum = 0;
@@ -107,11 +107,11 @@ struct child_timeline {
   double mean_blocks = 0;         ///< blocks in flight, time-averaged over the span
   double busy_share = 0;          ///< share of the span with at least one child grid running
 };
-/// Unset when the trace holds no measured child grid (a /2 or /1 profile, or nothing launched).
+/// Unset when the trace holds no measured child grid (nothing launched, or no window recorded).
 /// Precondition: bins >= 1.
 std::optional<child_timeline> build_child_timeline(const trace_profile& trace, int bins = 240);
 
-// --- the hardware's view (cdpkit-profile/4) -----------------------------------------------------
+// --- the hardware's view ---------------------------------------------------------------------
 
 /// The PM timeline metrics the report reads: the share of the SMs' cycles they were active, and
 /// the share of the warp slots occupied (both % of peak, 0-100).
