@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 24));
   app.add_option("--runs", runs, "runs in this process")->capture_default_str()->check(
       CLI::Range(1, 1000000));
-  app.add_option("--variant,--policy", policy_name, "loop_to_child policy (--policy: the old name)")
+  app.add_option("--variant", policy_name, "loop_to_child variant (its loop policy)")
       ->capture_default_str();
   app.add_option("--segments", seg.num_segments, "segments")
       ->capture_default_str()

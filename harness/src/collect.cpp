@@ -30,7 +30,8 @@ void add_collect_options(CLI::App& app, collect_spec& spec) {
 
 void add_sample_options(CLI::App& app, sample_options& o) {
   add_launch_options(app, o.launch);
-  app.add_option("--profile", o.profile_path, "write the profile JSON (cdpkit-profile/4) here")
+  app.add_option("--profile", o.profile_path,
+                 std::string("write the profile JSON (") + schema::profile_schema + ") here")
       ->check(output_file("a JSON document", '{'));
   add_collect_options(app, o.collect);
 }

@@ -1,12 +1,11 @@
-// The profile JSON document (schema cdpkit-profile/3; profiling/README.md documents every field).
+// The profile JSON document in the current profile version (profiling/README.md: every field).
 // What goes into it and how it is written is the schema layer's (cdpkit/schema/profile.hpp):
-// this file fills it from the CUDA runtime, the library's site registry and a trace snapshot.
+// this file fills it from the CUDA runtime, the site names (cdpkit/launch/sites.hpp) and a trace
+// snapshot.
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/nvtx.hpp>
-#include <cdpkit/bfs/sites.hpp>
 #include <cdpkit/launch/sites.hpp>
-#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/profiling/profile.hpp>
 #include <cdpkit/schema/text.hpp>
 #include <cdpkit/version.hpp>
@@ -30,9 +29,9 @@ std::string utc_now_iso8601() {
 
 namespace {
 
-/// The role of a site in the findings: a site its area registered as a probe inside child grids
-/// (e.g. loop-to-child's child item loops); other sites launch (when they had requests) or probe
-/// the launching code.
+/// The role of a site in the findings: a library site that probes inside child grids (e.g.
+/// loop-to-child's child item loops: cdpkit/launch/site_ids.hpp); other sites launch (when they
+/// had requests) or probe the launching code.
 schema::site_role site_role_of(std::uint16_t id, const site_counters& counters) {
   if (sites::is_child_probe_site(id)) return schema::site_role::child_probe;
   return schema::default_site_role(counters);
@@ -62,14 +61,10 @@ nlohmann::json build_json() {
           {"cuda_architectures", version::cuda_architectures},
           {"build_type", version::build_type},
           {"cuda_compiler", version::cuda_compiler},
-          {"nvtx", CDPKIT_ENABLE_NVTX != 0}};
+          {"nvtx", CDPKIT_NVTX != 0}};
 }
 
 schema::trace_profile trace_profile_of(const trace_snapshot& snapshot, std::size_t max_records) {
-  // Every library area's site names, whether or not this program called the area's entry points
-  // (a user kernel may use the loop-to-child agents alone).
-  loop_to_child::register_site_names();
-  bfs_sites::register_site_names();
   schema::trace_naming naming;
   naming.site_name = [](std::uint16_t id) { return sites::site_name(id); };
   naming.role = site_role_of;

@@ -46,8 +46,7 @@ int main(int argc, char** argv) {
   app.add_option("--variant", variant_names,
                  "comma-separated: all, serial_loop, child_per_thread, thresholded, "
                  "warp_aggregated, block_aggregated, device_driver, flat_balanced, each optionally "
-                 "+STREAM (e.g. child_per_thread+named_per_thread); the old names (vertex_loop, "
-                 "cdp_naive, cdp_streams, cdp_threshold, ...) are aliases")
+                 "+STREAM (e.g. child_per_thread+named_per_thread)")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threshold", threshold, "launch threshold T (default: chosen per level)");

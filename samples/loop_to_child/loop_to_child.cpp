@@ -38,9 +38,9 @@ int main(int argc, char** argv) {
   std::uint32_t rounds = 8;
   int reps = 5;
   double item_ns = cdpkit::launch_cost_model{}.serial_item_ns;
-  app.add_option("--variant,--policy", variant_names,
+  app.add_option("--variant", variant_names,
                  "comma-separated: all, serial_loop, child_per_thread, thresholded, "
-                 "warp_aggregated, block_aggregated, flat_balanced (--policy: the old name)")
+                 "warp_aggregated, block_aggregated, flat_balanced")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--dist", dist_name, "segment lengths: uniform, power_law, giant, empty, equal")

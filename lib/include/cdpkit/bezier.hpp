@@ -45,7 +45,7 @@
 #include <string>
 #include <vector>
 
-#include <cdpkit/schema/host_device.hpp>
+#include <cdpkit/host_device.hpp>
 
 namespace cdpkit {
 

@@ -9,20 +9,15 @@
 //   serial_loop           each frontier thread loops over its neighbours (the lecture's baseline)
 //   child_per_thread      a child grid per frontier vertex, NULL stream, 1024-thread child blocks
 //                         (the lecture's code); with stream = named_per_thread: a named stream
-//                         per launching thread (the old cdp_streams)
+//                         per launching thread
 //   thresholded{T}        a child only for degree > T, fire-and-forget
 //   warp_aggregated / block_aggregated{T}   one child per warp / block (KLAP)
 //   device_driver{T}      the level loop runs on the device: each level's driver grid launches
 //                         the level's expansion (loop_to_child::thresholded_agent) and
 //                         tail-launches itself for the next level; no host round trip per level
 //   flat_balanced         no CDP: scan of frontier degrees + search
-//
-// Older names are accepted by parse_bfs_variant as aliases: vertex_loop (serial_loop), cdp_naive
-// (child_per_thread), cdp_streams (child_per_thread with stream named_per_thread), cdp_threshold
-// (thresholded), cdp_aggregated_warp / cdp_aggregated_block (warp_ / block_aggregated),
-// edge_balanced (flat_balanced).
 
-#include <cdpkit/bfs/sites.hpp>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/launch.hpp>
@@ -71,14 +66,14 @@ struct bfs_variant_choice {
 /// reads back).
 std::string to_string(const bfs_variant_choice& choice);
 
-/// Parse "VARIANT" or "VARIANT+STREAM" (e.g. "child_per_thread+named_per_thread"); the old names
-/// are aliases: vertex_loop, cdp_naive, cdp_streams (= child_per_thread+named_per_thread),
-/// cdp_threshold, cdp_aggregated_warp, cdp_aggregated_block, edge_balanced. Throws
-/// cdpkit::input_error naming the bad value and the choices.
+/// Parse "VARIANT" or "VARIANT+STREAM" (e.g. "child_per_thread+named_per_thread"), VARIANT one of
+/// the names to_string(bfs_variant) gives and STREAM one parse_stream_kind reads; serial_loop and
+/// flat_balanced launch no child grids and take no STREAM. Throws cdpkit::input_error naming the
+/// bad value and the choices.
 bfs_variant_choice parse_bfs_variant(const std::string& name);
 
 /// The runs of the story, in order: every variant, and child_per_thread a second time with
-/// named per-thread streams (the old cdp_streams).
+/// named per-thread streams.
 const std::vector<bfs_variant_choice>& all_bfs_variants();
 
 struct bfs_options {

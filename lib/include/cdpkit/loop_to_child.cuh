@@ -20,7 +20,7 @@
 // term(i, j) is item j's value; the agents add the values a thread walks alone, or that a warp's
 // lanes hold for one segment (a child grid's threads sum several items each first), and call
 // combine(i, partial) once per such group (combine adds atomically: partials arrive in no set
-// order). SpMV's rows are one (lib/src/spmv/spmv.cu).
+// order). SpMV's rows are one (cdpkit/spmv/agents/row_sum.cuh).
 //
 // Layers (as CUB's): this header is the entry point and dispatches on the policy; the thin
 // __global__ wrappers are cdpkit/loop_to_child/kernels.cuh; the strategies themselves, one file
@@ -29,9 +29,9 @@
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/loop_to_child.hpp>
 #include <cdpkit/loop_to_child/kernels.cuh>
-#include <cdpkit/loop_to_child/sites.hpp>
 #include <cdpkit/nvtx.hpp>
 
 #include <cub/device/device_scan.cuh>
@@ -62,7 +62,6 @@ segment_async_result enqueue_for_each_segment(const Segments& segments, PreOp pr
                                               ItemOp item_op, const loop_policy& policy,
                                               launch_runtime& runtime, cudaStream_t stream,
                                               std::uint32_t* d_picked, bool use_workspace = false) {
-  register_site_names();
   CDPKIT_NVTX_RANGE(to_string(policy.kind));
   segment_result known;
   known.kind = policy.kind;

@@ -9,15 +9,15 @@
 //
 // This header: policies, the launch cost model and what a run returns (segment_result). The
 // generic algorithm over your own operators is cdpkit/loop_to_child.cuh; its device building
-// blocks (one agent per strategy) are cdpkit/loop_to_child/agents.cuh; its trace sites are
-// cdpkit/loop_to_child/sites.hpp. (The benchmark workloads live in the harness:
+// blocks (one agent per strategy) are cdpkit/loop_to_child/agents.cuh; its trace sites are the
+// l2c_* ids of cdpkit/launch/site_ids.hpp. (The benchmark workloads live in the harness:
 // cdpkit/harness/segment_workload.hpp.)
 
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/launch/types.hpp>
-#include <cdpkit/loop_to_child/sites.hpp>
 
 #include <cuda_runtime_api.h>
 

@@ -10,14 +10,14 @@
 // Each opens a range until the end of the enclosing scope (use them as statements of a block,
 // never as the body of an unbraced if). The fixed names are registered strings: registered with
 // the domain the first time the line runs, then passed as a handle. Payloads are unsigned 64-bit
-// integers. Compiled away entirely (no NVTX header included) when the build sets
-// CDPKIT_ENABLE_NVTX=0, i.e. configures with -DCDPKIT_NVTX=OFF.
+// integers. Compiled away entirely (no NVTX header included) when the build sets CDPKIT_NVTX=0,
+// i.e. configures with -DCDPKIT_NVTX=OFF.
 
-#ifndef CDPKIT_ENABLE_NVTX
-#define CDPKIT_ENABLE_NVTX 1
+#ifndef CDPKIT_NVTX
+#define CDPKIT_NVTX 1
 #endif
 
-#if CDPKIT_ENABLE_NVTX
+#if CDPKIT_NVTX
 #include <nvtx3/nvtx3.hpp>
 
 #include <cstdint>

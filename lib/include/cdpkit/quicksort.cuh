@@ -278,7 +278,6 @@ void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const s
 template <class T, class V, class Compare>
 quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
                            const quicksort_options& o, cudaStream_t stream, bool wait) {
-  quicksort_sites::register_site_names();
   const std::string range = std::string("quicksort::") + to_string(o.variant);
   CDPKIT_NVTX_RANGE(range.c_str());
   constexpr std::size_t value_bytes = has_values<V> ? sizeof(V) : 0;

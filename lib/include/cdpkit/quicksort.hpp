@@ -44,7 +44,7 @@
 // Stability: no variant is stable (equal keys, and the values of equal keys, may be reordered).
 
 #include <cdpkit/launch.hpp>
-#include <cdpkit/quicksort/sites.hpp>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/quicksort/tuning.hpp>
 
 #include <cuda_runtime_api.h>
@@ -55,7 +55,7 @@
 #include <string>
 #include <vector>
 
-#include <cdpkit/schema/host_device.hpp>
+#include <cdpkit/host_device.hpp>
 
 namespace cdpkit {
 

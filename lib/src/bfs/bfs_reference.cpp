@@ -15,21 +15,6 @@ constexpr bfs_variant variants[] = {
     bfs_variant::serial_loop,      bfs_variant::child_per_thread, bfs_variant::thresholded,
     bfs_variant::warp_aggregated,  bfs_variant::block_aggregated, bfs_variant::device_driver,
     bfs_variant::flat_balanced};
-
-/// The old names of the variants, accepted by parse_bfs_variant.
-struct variant_alias {
-  const char* name;
-  bfs_variant_choice choice;
-};
-const variant_alias aliases[] = {
-    {"vertex_loop", {bfs_variant::serial_loop, std::nullopt}},
-    {"cdp_naive", {bfs_variant::child_per_thread, std::nullopt}},
-    {"cdp_streams", {bfs_variant::child_per_thread, stream_kind::named_per_thread}},
-    {"cdp_threshold", {bfs_variant::thresholded, std::nullopt}},
-    {"cdp_aggregated_warp", {bfs_variant::warp_aggregated, std::nullopt}},
-    {"cdp_aggregated_block", {bfs_variant::block_aggregated, std::nullopt}},
-    {"edge_balanced", {bfs_variant::flat_balanced, std::nullopt}},
-};
 }  // namespace
 
 const char* to_string(bfs_variant v) noexcept {
@@ -52,8 +37,6 @@ std::string to_string(const bfs_variant_choice& choice) {
 }
 
 bfs_variant_choice parse_bfs_variant(const std::string& name) {
-  for (const variant_alias& a : aliases)
-    if (name == a.name) return a.choice;
   const auto plus = name.find('+');
   std::string choices;
   for (bfs_variant v : variants) {
@@ -72,9 +55,7 @@ bfs_variant_choice parse_bfs_variant(const std::string& name) {
     choices += to_string(v);
   }
   throw input_error("unknown BFS variant '" + name + "' (choose one of: " + choices +
-                    ", optionally +STREAM, e.g. child_per_thread+named_per_thread; old names: "
-                    "vertex_loop, cdp_naive, cdp_streams, cdp_threshold, cdp_aggregated_warp, "
-                    "cdp_aggregated_block, edge_balanced)");
+                    ", optionally +STREAM, e.g. child_per_thread+named_per_thread)");
 }
 
 const std::vector<bfs_variant_choice>& all_bfs_variants() {

@@ -203,7 +203,7 @@ struct runtime_storage {
 
 }  // namespace detail
 
-// The names are the profile's (cdpkit/schema/trace_format.hpp): defined once, there.
+// The names are the profile's (cdpkit/trace_format.hpp): defined once, there.
 const char* to_string(stream_kind kind) noexcept { return schema::name(kind); }
 
 const char* to_string(launch_outcome outcome) noexcept { return schema::name(outcome); }

@@ -1,5 +1,5 @@
-// Reading a profile (cdpkit-profile/4, and /3, /2 and /1 as the previous versions): every field is checked
-// for presence, type and range, and a problem names the file and where it is.
+// Reading a profile of the current version (profile_schema; any other is refused): every field is
+// checked for presence, type and range, and a problem names the file and where it is.
 //
 // 1. The nesting pre-scan counts brackets outside strings in one pass over the bytes: a document
 //    nested deeper than max_nesting_depth is refused, with its byte offset, before any value is
@@ -10,7 +10,6 @@
 // 3. Validation walks the document field by field with a cursor holding the JSON pointer;
 //    free-form values (params, build) are moved out of the document, never deep-copied. Record
 //    rows are read column by column through record_fields, the table the writer uses.
-// 4. What a /1 document lacks gets the meaning /1 readers gave it (see cdpkit/schema/profile.hpp).
 
 #include <cdpkit/schema/profile.hpp>
 #include <cdpkit/schema/text.hpp>
@@ -363,8 +362,7 @@ timeline_profile read_timeline(const json& j, const cursor& c) {
   t.metrics = get_strings(j, "metrics", c);
   t.overflow = get_bool(j, "overflow", c);
   t.dropped = get_uint(j, "dropped", c);
-  // written since the trace is aligned to CUPTI's clock: absent or null in older /4 profiles
-  if (const auto it = j.find("clock_offset_ns"); it != j.end() && !it->is_null())
+  if (!member(j, "clock_offset_ns", c).is_null())  // null: not measured
     t.clock_offset_ns = get_int(j, "clock_offset_ns", c, std::numeric_limits<std::int64_t>::min() / 2,
                                 std::numeric_limits<std::int64_t>::max() / 2);
   const json& samples = get_array(j, "samples", c);
@@ -444,15 +442,7 @@ host_activity_profile read_host_activity(const json& j, const std::vector<run_pr
   return a;
 }
 
-/// The /1 role of a site: what the /1 reports inferred from its name and counters.
-site_role v1_role(const site_profile& s) {
-  const std::string suffix = "child_items";
-  if (s.name.size() >= suffix.size() && s.name.compare(s.name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    return site_role::child_probe;
-  return s.requests > 0 ? site_role::launch : site_role::probe;
-}
-
-site_profile read_site(const json& j, const cursor& c, int version) {
+site_profile read_site(const json& j, const cursor& c) {
   site_profile s;
   s.id = static_cast<int>(get_uint(j, "id", c, int_max));
   s.name = get_string(j, "name", c);
@@ -469,19 +459,12 @@ site_profile read_site(const json& j, const cursor& c, int version) {
     s.failed_by_error.push_back({static_cast<int>(get_int(errors[k], "code", ec, INT_MIN, INT_MAX)),
                                  get_string(errors[k], "name", ec), get_uint(errors[k], "count", ec)});
   }
-  // /1: failed_other_codes and the stream counts were written but not required
-  if (version >= 2 || (j.is_object() && j.contains("failed_other_codes")))
-    s.failed_other_codes = get_uint(j, "failed_other_codes", c);
-  if (version >= 2 || (j.is_object() && j.contains("streams"))) {
-    const json& streams = member(j, "streams", c);
-    const cursor sc = c.at("streams");
-    if (!streams.is_object()) sc.fail("expected an object");
-    for (int k = 0; k < stream_kind_count; ++k) {
-      const char* kind = name(static_cast<stream_kind>(k));
-      if (version >= 2 || streams.contains(kind))
-        s.stream_launches[static_cast<std::size_t>(k)] = get_uint(streams, kind, sc);
-    }
-  }
+  s.failed_other_codes = get_uint(j, "failed_other_codes", c);
+  const json& streams = member(j, "streams", c);
+  const cursor sc = c.at("streams");
+  if (!streams.is_object()) sc.fail("expected an object");
+  for (int k = 0; k < stream_kind_count; ++k)
+    s.stream_launches[static_cast<std::size_t>(k)] = get_uint(streams, name(static_cast<stream_kind>(k)), sc);
   s.inline_items = get_uint(j, "inline_items", c);
   s.child_threads = get_uint(j, "child_threads", c);
   s.child_blocks = get_uint(j, "child_blocks", c);
@@ -502,26 +485,21 @@ site_profile read_site(const json& j, const cursor& c, int version) {
   s.probe.efficiency_hist = get_counts<32>(p, "efficiency_hist", pc);
   s.probe.step_efficiency = get_optional_number(p, "step_efficiency", pc);
   s.probe.mean_warp_efficiency = get_optional_number(p, "mean_warp_efficiency", pc);
-  if (version >= 2) {
-    s.probe.efficiency_sum = get_number(p, "efficiency_sum", pc);
-    const std::string role = get_string(j, "role", c);
-    bool known = false;
-    for (const site_role r : {site_role::launch, site_role::probe, site_role::child_probe})
-      if (role == name(r)) {
-        s.role = r;
-        known = true;
-      }
-    if (!known) c.at("role").fail("unknown site role '" + role + "' (launch, probe or child_probe)");
-  } else {
-    s.probe.efficiency_sum = s.probe.mean_warp_efficiency.value_or(0.0) * static_cast<double>(s.probe.warps);
-    s.role = v1_role(s);
-  }
+  s.probe.efficiency_sum = get_number(p, "efficiency_sum", pc);
+  const std::string role = get_string(j, "role", c);
+  bool known = false;
+  for (const site_role r : {site_role::launch, site_role::probe, site_role::child_probe})
+    if (role == name(r)) {
+      s.role = r;
+      known = true;
+    }
+  if (!known) c.at("role").fail("unknown site role '" + role + "' (launch, probe or child_probe)");
   return s;
 }
 
-/// One row of records.rows, column by column as record_fields says (the first `columns` of
-/// them: a /2 or /1 row has no execution window).
-launch_record read_record(const json& row, const cursor& c, std::size_t columns) {
+/// One row of records.rows, column by column as record_fields says.
+launch_record read_record(const json& row, const cursor& c) {
+  const std::size_t columns = record_fields.size();
   if (!row.is_array() || row.size() != columns)
     c.fail("expected a record row of " + std::to_string(columns) + " fields");
   launch_record r{};
@@ -554,22 +532,21 @@ launch_record read_record(const json& row, const cursor& c, std::size_t columns)
       case record_column::time_or_null: f.set(r, v.is_null() ? ~0ull : as_uint(v, f.max, at)); break;
     }
   }
-  if (columns == record_fields.size()) {  // the window: both null, or start <= end
-    const bool start_null = row[columns - 2].is_null(), end_null = row[columns - 1].is_null();
-    if (start_null != end_null)
-      c.at(start_null ? columns - 1 : columns - 2)
-          .fail("expected null: start_ns and end_ns are null together (a child not measured)");
-    if (!start_null && r.start_ns > r.end_ns)
-      c.at(columns - 1).fail("expected end_ns >= start_ns (" + std::to_string(r.start_ns) + ")");
-    if (!start_null && r.end_ns == no_time_end)
-      c.at(columns - 1).fail("expected end_ns > 0 (0 is not a %globaltimer time)");
-    if (!start_null && r.outcome != static_cast<std::uint8_t>(launch_outcome::launched))
-      c.at(columns - 2).fail("expected null: a request that was not launched has no execution window");
-  }
+  // the execution window (the last two columns): both null, or start <= end
+  const bool start_null = row[columns - 2].is_null(), end_null = row[columns - 1].is_null();
+  if (start_null != end_null)
+    c.at(start_null ? columns - 1 : columns - 2)
+        .fail("expected null: start_ns and end_ns are null together (a child not measured)");
+  if (!start_null && r.start_ns > r.end_ns)
+    c.at(columns - 1).fail("expected end_ns >= start_ns (" + std::to_string(r.start_ns) + ")");
+  if (!start_null && r.end_ns == no_time_end)
+    c.at(columns - 1).fail("expected end_ns > 0 (0 is not a %globaltimer time)");
+  if (!start_null && r.outcome != static_cast<std::uint8_t>(launch_outcome::launched))
+    c.at(columns - 2).fail("expected null: a request that was not launched has no execution window");
   return r;
 }
 
-trace_profile read_trace(const json& j, const cursor& c, int version) {
+trace_profile read_trace(const json& j, const cursor& c) {
   trace_profile t;
   const json& pending = member(j, "pending", c);
   t.pending_limit = get_uint(pending, "limit", c.at("pending"));
@@ -579,34 +556,30 @@ trace_profile read_trace(const json& j, const cursor& c, int version) {
   t.tiny_grid_work = get_uint(j, "tiny_grid_work", c);
   const json& sites = get_array(j, "sites", c);
   for (std::size_t k = 0; k < sites.size(); ++k)
-    t.sites.push_back(read_site(sites[k], c.at("sites").at(k), version));
+    t.sites.push_back(read_site(sites[k], c.at("sites").at(k)));
   const json& records = member(j, "records", c);
   const cursor rc = c.at("records");
   t.records_requested = get_uint(records, "requested", rc);
   t.records_stored = get_uint(records, "stored", rc);
   t.records_dropped = get_uint(records, "dropped", rc);
-  if (records.contains("refusals"))  // absent in profiles written before it: every request recorded
-    t.refusals_recorded = get_bool(records, "refusals", rc);
-  const std::size_t columns = version >= 3 ? record_fields.size() : v2_record_field_count;
-  if (version >= 2) {  // the columns are the ones this reader takes them to be
-    const json& fields = get_array(records, "fields", rc);
-    bool same = fields.size() == columns;
-    for (std::size_t k = 0; same && k < fields.size(); ++k)
-      same = fields[k].is_string() && fields[k].get_ref<const std::string&>() == record_fields[k].name;
-    if (!same) {
-      std::string names;
-      for (std::size_t k = 0; k < columns; ++k)
-        names += (names.empty() ? "" : ", ") + std::string(record_fields[k].name);
-      rc.at("fields").fail("expected the record fields " + names);
-    }
+  t.refusals_recorded = get_bool(records, "refusals", rc);
+  // the columns are the ones this reader takes them to be
+  const json& fields = get_array(records, "fields", rc);
+  bool same = fields.size() == record_fields.size();
+  for (std::size_t k = 0; same && k < fields.size(); ++k)
+    same = fields[k].is_string() && fields[k].get_ref<const std::string&>() == record_fields[k].name;
+  if (!same) {
+    std::string names;
+    for (const record_field& f : record_fields) names += (names.empty() ? "" : ", ") + std::string(f.name);
+    rc.at("fields").fail("expected the record fields " + names);
   }
   const json& rows = get_array(records, "rows", rc);
   t.records.reserve(rows.size());
-  // (the outcome's column: the one record_column::outcome_name, in every version's rows)
+  // (the outcome's column: the one record_column::outcome_name)
   std::size_t outcome_at = 0;
   while (record_fields[outcome_at].column != record_column::outcome_name) ++outcome_at;
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    const launch_record r = read_record(rows[k], rc.at("rows").at(k), columns);
+    const launch_record r = read_record(rows[k], rc.at("rows").at(k));
     if (!t.refusals_recorded && !takes_record(static_cast<launch_outcome>(r.outcome)))
       rc.at("rows").at(k).at(outcome_at).fail(
           "expected a launched or failed request: records.refusals is false, so a refused request has no record");
@@ -616,6 +589,27 @@ trace_profile read_trace(const json& j, const cursor& c, int version) {
   return t;
 }
 
+/// The document's "schema" must be profile_schema. An older version of the same format (its
+/// prefix, then a smaller version number) is named as no longer read; anything else is unknown.
+void check_schema(const json& doc, const cursor& root) {
+  const json& schema = member(doc, "schema", root);
+  if (!schema.is_string()) root.at("schema").fail("expected a string");
+  const std::string& given = schema.get_ref<const std::string&>();
+  const std::string current = profile_schema;
+  if (given == current) return;
+  const std::size_t slash = current.rfind('/') + 1;
+  const std::string current_number = current.substr(slash);
+  if (given.size() > slash && given.compare(0, slash, current, 0, slash) == 0) {
+    const std::string number = given.substr(slash);
+    const bool digits = std::all_of(number.begin(), number.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    const bool older = digits && number[0] != '0' &&
+                       (number.size() < current_number.size() ||
+                        (number.size() == current_number.size() && number < current_number));
+    if (older) root.at("schema").fail(given + " is no longer read; re-run the program to write " + current);
+  }
+  root.at("schema").fail("unsupported schema '" + given + "' (this tool reads " + current + ")");
+}
+
 }  // namespace
 
 profile parse_profile(const std::string& text, const std::string& name) {
@@ -623,18 +617,8 @@ profile parse_profile(const std::string& text, const std::string& name) {
   try {
     const cursor root{name, ""};
     if (!doc.is_object()) root.fail("expected a JSON object");
-    const json& schema = member(doc, "schema", root);
-    if (!schema.is_string()) root.at("schema").fail("expected a string");
-    int version = 0;
-    if (schema.get<std::string>() == profile_schema) version = 4;
-    else if (schema.get<std::string>() == profile_schema_v3) version = 3;
-    else if (schema.get<std::string>() == profile_schema_v2) version = 2;
-    else if (schema.get<std::string>() == profile_schema_v1) version = 1;
-    else
-      root.at("schema").fail("unsupported schema '" + schema.get<std::string>() + "' (this tool reads " +
-                             profile_schema + ", " + profile_schema_v3 + ", " + profile_schema_v2 + " and " + profile_schema_v1 + ")");
+    check_schema(doc, root);
     profile p;
-    p.version = version;
     p.path = utf8_replaced(name);
     p.program = get_string(doc, "program", root);
     p.created = get_string(doc, "created", root);
@@ -661,13 +645,9 @@ profile parse_profile(const std::string& text, const std::string& name) {
       run.algorithm = get_string(r, "algorithm", c);
       run.variant = get_string(r, "variant", c);
       run.input = get_string(r, "input", c);
-      if (version >= 2) {
-        const json& baseline = member(r, "baseline", c);
-        if (!baseline.is_null() && !baseline.is_string()) c.at("baseline").fail("expected a variant name or null");
-        if (baseline.is_string()) run.baseline = baseline.get<std::string>();
-      } else {  // what /1 readers compared each family's runs to
-        run.baseline = run.algorithm == "loop_to_child" ? "serial_loop" : run.algorithm == "bfs" ? "vertex_loop" : "";
-      }
+      const json& baseline = member(r, "baseline", c);
+      if (!baseline.is_null() && !baseline.is_string()) c.at("baseline").fail("expected a variant name or null");
+      if (baseline.is_string()) run.baseline = baseline.get<std::string>();
       run.params = std::move(member(r, "params", c));
       run.ms = get_nonnegative(r, "ms", c);
       run.work = get_uint(r, "work", c);
@@ -676,45 +656,38 @@ profile parse_profile(const std::string& text, const std::string& name) {
       run.verified = get_bool(r, "verified", c);
       run.mismatches = get_uint(r, "mismatches", c);
       const json& trace = member(r, "trace", c);
-      if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"), version);
-      if (version >= 4) {
-        const json& hardware = member(r, "hardware", c);
-        if (!hardware.is_null()) run.hardware = read_hardware(hardware, c.at("hardware"));
-        const json& timeline = member(r, "timeline", c);
-        if (!timeline.is_null()) run.timeline = read_timeline(timeline, c.at("timeline"));
-        const json& collect = member(r, "collect", c);
-        const cursor cc = c.at("collect");
-        run.collect.traced_ms = get_optional_nonnegative(collect, "traced_ms", cc);
-        run.collect.metrics_ms = get_optional_nonnegative(collect, "metrics_ms", cc);
-        run.collect.timeline_ms = get_optional_nonnegative(collect, "timeline_ms", cc);
-        if (collect.contains("baseline_ms"))  // absent in profiles written before it
-          run.collect.baseline_ms = get_optional_nonnegative(collect, "baseline_ms", cc);
-        if (collect.contains("baseline_runs_ms"))  // (both absent in profiles written before them)
-          run.collect.baseline_runs_ms = get_nonnegative_numbers(collect, "baseline_runs_ms", cc);
-        if (collect.contains("traced_runs_ms"))
-          run.collect.traced_runs_ms = get_nonnegative_numbers(collect, "traced_runs_ms", cc);
-      }
+      if (!trace.is_null()) run.trace = read_trace(trace, c.at("trace"));
+      const json& hardware = member(r, "hardware", c);
+      if (!hardware.is_null()) run.hardware = read_hardware(hardware, c.at("hardware"));
+      const json& timeline = member(r, "timeline", c);
+      if (!timeline.is_null()) run.timeline = read_timeline(timeline, c.at("timeline"));
+      const json& collect = member(r, "collect", c);
+      const cursor cc = c.at("collect");
+      run.collect.traced_ms = get_optional_nonnegative(collect, "traced_ms", cc);
+      run.collect.metrics_ms = get_optional_nonnegative(collect, "metrics_ms", cc);
+      run.collect.timeline_ms = get_optional_nonnegative(collect, "timeline_ms", cc);
+      run.collect.baseline_ms = get_optional_nonnegative(collect, "baseline_ms", cc);
+      run.collect.baseline_runs_ms = get_nonnegative_numbers(collect, "baseline_runs_ms", cc);
+      run.collect.traced_runs_ms = get_nonnegative_numbers(collect, "traced_runs_ms", cc);
       p.runs.push_back(std::move(run));
     }
-    if (version >= 4) {
-      const json& collector = member(doc, "collector", root);
-      if (!collector.is_null()) {
-        collector_profile cp;
-        cp.requested = get_strings(collector, "requested", root.at("collector"));
-        cp.notes = get_strings(collector, "notes", root.at("collector"));
-        p.collector = std::move(cp);
-      }
-      const json& activity = member(doc, "host_activity", root);
-      if (!activity.is_null()) p.host_activity = read_host_activity(activity, p.runs, root.at("host_activity"));
-      if (doc.contains("pictures")) {  // absent in the profiles written before pictures
-        json& pictures = get_array(doc, "pictures", root);
-        for (std::size_t k = 0; k < pictures.size(); ++k) {
-          const cursor pc = root.at("pictures").at(k);
-          if (!pictures[k].is_object()) pc.fail("expected an object with a title and an svg");
-          picture pic{get_string(pictures[k], "title", pc), get_string(pictures[k], "svg", pc)};
-          if (const std::string problem = picture_problem(pic); !problem.empty()) pc.at("svg").fail(problem);
-          p.pictures.push_back(std::move(pic));
-        }
+    const json& collector = member(doc, "collector", root);
+    if (!collector.is_null()) {
+      collector_profile cp;
+      cp.requested = get_strings(collector, "requested", root.at("collector"));
+      cp.notes = get_strings(collector, "notes", root.at("collector"));
+      p.collector = std::move(cp);
+    }
+    const json& activity = member(doc, "host_activity", root);
+    if (!activity.is_null()) p.host_activity = read_host_activity(activity, p.runs, root.at("host_activity"));
+    if (doc.contains("pictures")) {  // optional: a program without pictures writes none
+      json& pictures = get_array(doc, "pictures", root);
+      for (std::size_t k = 0; k < pictures.size(); ++k) {
+        const cursor pc = root.at("pictures").at(k);
+        if (!pictures[k].is_object()) pc.fail("expected an object with a title and an svg");
+        picture pic{get_string(pictures[k], "title", pc), get_string(pictures[k], "svg", pc)};
+        if (const std::string problem = picture_problem(pic); !problem.empty()) pc.at("svg").fail(problem);
+        p.pictures.push_back(std::move(pic));
       }
     }
     return p;

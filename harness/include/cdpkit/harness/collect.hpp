@@ -60,7 +60,7 @@ std::vector<collected_row> collected_rows(const Results& results, NameOf name_of
   return rows;
 }
 
-/// Write the sample's profile (cdpkit-profile/4) to `path`: the collector's parts and notes, and
+/// Write the sample's profile (the current profile version) to `path`: the collector's parts and notes, and
 /// one run per result, described by row_of(result) (its benchmark row) with the result's trace
 /// and collected measurements, and the pictures given (the report shows them); then say where it
 /// went on `out`. Throws what

@@ -2,9 +2,9 @@
 // cdpkit/launch/types.hpp — plain data shared by the host and the device side of the launch layer.
 // The trace format (stream_kind, launch_outcome, trace_limits, launch_record, site_counters,
 // trace_totals, trace_snapshot, tiny_grid_work, no_record) is defined once, in the schema layer
-// that the profile writer and the reports share: cdpkit/schema/trace_format.hpp.
+// that the profile writer and the reports share: cdpkit/trace_format.hpp.
 
-#include <cdpkit/schema/trace_format.hpp>
+#include <cdpkit/trace_format.hpp>
 
 #include <cstdint>
 

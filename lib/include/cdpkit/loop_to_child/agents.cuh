@@ -30,8 +30,8 @@
 // writes visible; an inverted segment (end < begin) raises device_error_bad_segment and is empty.
 // Each agent's own preconditions (grid shape, which threads must call it, scratch) are at its
 // declaration. The agents reach the trace only through the launch layer (launch_items,
-// record_inline_items, record_auto_threshold, warp_probe) at the sites of
-// cdpkit/loop_to_child/sites.hpp, or at the launch site the caller gives.
+// record_inline_items, record_auto_threshold, warp_probe) at the l2c_* sites of
+// cdpkit/launch/site_ids.hpp, or at the launch site the caller gives.
 
 #include <cdpkit/loop_to_child/agents/block_aggregated.cuh>
 #include <cdpkit/loop_to_child/agents/common.cuh>

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include <cdpkit/schema/host_device.hpp>
+#include <cdpkit/host_device.hpp>
 
 namespace cdpkit {
 

@@ -1,5 +1,5 @@
 #pragma once
-// cdpkit/schema/trace_format.hpp — the launch trace's format, defined once: the plain structs the
+// cdpkit/trace_format.hpp — the launch trace's format, defined once: the plain structs the
 // device fills (launch_record, site_counters, trace_totals), their limits, the enums they hold
 // and the names those enums have in the profile JSON.
 //
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include <cdpkit/schema/host_device.hpp>
+#include <cdpkit/host_device.hpp>
 
 namespace cdpkit {
 
@@ -77,8 +77,8 @@ struct launch_record {
   std::uint8_t outcome;               ///< launch_outcome
   std::int16_t error;                 ///< cudaError_t of a failed launch, else 0
   /// %globaltimer when the child's first block started its body, and when its last block
-  /// finished it (ns); no_time_start / no_time_end when not measured (the child was not launched,
-  /// or a profile older than cdpkit-profile/3).
+  /// finished it (ns); no_time_start / no_time_end when not measured (the child was not
+  /// launched).
   std::uint64_t start_ns;
   std::uint64_t end_ns;
 };

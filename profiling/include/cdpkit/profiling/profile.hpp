@@ -1,7 +1,7 @@
 #pragma once
 // cdpkit/profiling/profile.hpp — the profile JSON document (schema cdpkit::schema::profile_schema,
-// "cdpkit-profile/4", see profiling/README.md): device and build information, runs, and per-run
-// launch traces. The format itself (types, JSON, version, summary) is the schema layer's
+// the current profile version, see profiling/README.md): device and build information, runs, and
+// per-run launch traces. The format itself (types, JSON, version, summary) is the schema layer's
 // (cdpkit/schema/profile.hpp); this is the writer that fills it from the device and a snapshot.
 
 #include <cdpkit/launch.hpp>

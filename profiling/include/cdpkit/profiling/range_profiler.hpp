@@ -8,7 +8,7 @@
 //
 //   cdpkit::profiling::range_profiler rp;          // default_range_metrics()
 //   if (!rp.available()) std::cerr << rp.unavailable_reason() << "\n";   // the program goes on
-//   rp.measure("bfs::cdp_threshold", [&] { run(); cudaDeviceSynchronize(); });
+//   rp.measure("bfs::thresholded", [&] { run(); cudaDeviceSynchronize(); });
 //   for (const auto& r : rp.results()) ...         // one entry per range name (CUPTI merges
 //                                                  // ranges of one name: give each its own)
 //

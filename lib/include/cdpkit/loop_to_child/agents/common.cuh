@@ -4,7 +4,7 @@
 
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch.cuh>
-#include <cdpkit/loop_to_child/sites.hpp>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/probe.cuh>
 
 

@@ -21,9 +21,9 @@
 
 #include <cdpkit/detail/lane.cuh>
 #include <cdpkit/launch.cuh>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/probe.cuh>
 #include <cdpkit/quicksort/agents/radix_tile.cuh>
-#include <cdpkit/quicksort/sites.hpp>
 #include <cdpkit/quicksort/tuning.hpp>
 
 #include <cub/block/block_merge_sort.cuh>

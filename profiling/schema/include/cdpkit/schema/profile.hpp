@@ -4,30 +4,9 @@
 // The profiler writes it (cdpkit::profiling::profile_document), the reports read it
 // (cdpkit::report); profiling/README.md documents every field.
 //
-// Versions. cdpkit-profile/4 (written now) differs from cdpkit-profile/3 (still read) in:
-// - per run, "hardware": what CUPTI's range profiler measured over one more run of the variant
-//   (metrics, and the CTA accounting against the host launches and the trace), or null;
-// - per run, "timeline": the PM samples (SM activity over time) taken during the traced run, or
-//   null; per run, "collect": the times of the traced, measured and sampled runs;
-// - at the top, "collector": what was asked for and why any part stood aside, or null; and
-//   "host_activity": the host-launched kernels and the transfers CUPTI's activity API saw, or
-//   null. A /3 document has none of these.
-// cdpkit-profile/3 differs from cdpkit-profile/2 (still read) in:
-// - the record columns "start_ns" and "end_ns" after "error": when the child grid's first block
-//   started and its last block finished (%globaltimer, ns; moved onto CUPTI's clock in a /4 run
-//   with a timeline: see timeline_profile::clock_offset_ns), both null when not measured (a
-//   child not launched); a /2 or /1 record has them unmeasured.
-// cdpkit-profile/2 differs from cdpkit-profile/1 (still read) in:
-// - the record column "child_block_threads" (was "block_threads"); the column list
-//   records.fields must equal record_fields (a /1 document's list is not checked);
-// - per run, "baseline": the variant the run is compared to (null: the first run of its input);
-//   a /1 document gets serial_loop for loop_to_child and vertex_loop for bfs, as /1 readers did;
-// - per site, "role" ("launch", "probe", "child_probe"); a /1 site gets "child_probe" when its
-//   name ends in "child_items", "launch" when it has requests, else "probe";
-// - per site's probe, "efficiency_sum" (a /1 site: mean_warp_efficiency * warps);
-// - "streams" holds all four stream kinds and "failed_other_codes" is required (optional in /1).
+// The current version (profile_schema): device, build, runs, collector, host activity, pictures.
 
-#include <cdpkit/schema/trace_format.hpp>
+#include <cdpkit/trace_format.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -42,12 +21,9 @@
 
 namespace cdpkit::schema {
 
-/// The version this code writes, and the versions it reads.
-inline constexpr int profile_version = 4;
+/// The document's "schema": the one version this code writes and reads. Every mention of the
+/// version (help texts, messages) is made from it.
 inline constexpr const char* profile_schema = "cdpkit-profile/4";
-inline constexpr const char* profile_schema_v3 = "cdpkit-profile/3";
-inline constexpr const char* profile_schema_v2 = "cdpkit-profile/2";
-inline constexpr const char* profile_schema_v1 = "cdpkit-profile/1";
 
 /// A profile that cannot be read: the message names the file and where
 /// (e.g. "run.json: /runs/2/trace/sites/0/threads_log2: expected an array of 33 numbers").
@@ -78,11 +54,10 @@ enum class record_column {
   time_or_null
 };
 
-/// One column of a record row: its name (and its name in cdpkit-profile/1), its kind, the range
-/// of its values, and how it is taken from / put into a launch_record.
+/// One column of a record row: its name, its kind, the range of its values, and how it is taken
+/// from / put into a launch_record.
 struct record_field {
   const char* name;
-  const char* v1_name;
   record_column column;
   std::int64_t min;   ///< signed_number only
   std::uint64_t max;  ///< unsigned_number, record_id_or_null, signed_number
@@ -92,9 +67,8 @@ struct record_field {
 
 /// The columns of records.rows, in order: id, parent, t_ns, site, depth, blocks,
 /// child_block_threads, work, stream, outcome, error, start_ns, end_ns. Writer and reader both
-/// use this table; a cdpkit-profile/2 or /1 row holds the first v2_record_field_count columns.
+/// use this table.
 extern const std::array<record_field, 13> record_fields;
-inline constexpr std::size_t v2_record_field_count = 11;
 
 // --- the document -----------------------------------------------------------------------------
 
@@ -165,8 +139,7 @@ struct trace_profile {
   std::uint64_t records_stored = 0;     ///< records the device buffer kept
   std::uint64_t records_dropped = 0;
   /// Refused requests took records too (launch_config::record_refusals); else only the grids
-  /// launched and the failed launches did. True when the profile does not say: profiles written
-  /// before the field recorded every request.
+  /// launched and the failed launches did.
   bool refusals_recorded = true;
   std::vector<site_profile> sites;      ///< sites with activity only, by id
   std::vector<launch_record> records;   ///< the records in the profile (the first ones stored)
@@ -272,10 +245,10 @@ struct timeline_profile {
 /// The times of the collection runs of a variant (ms; unset: not made). `baseline_ms`: the fastest
 /// of untraced runs made as the collection runs are (the preparation waited for, the GPU idle,
 /// then the run between two events), so that a collection run's time over it is what collecting
-/// cost; unset (profiles written before it): the overheads are taken over the timed median.
+/// cost; unset: not made, and the overheads are taken over the timed median.
 /// `baseline_runs_ms`, `traced_runs_ms`: every one of those untraced runs and of the traced runs
 /// (whose fastest are baseline_ms and traced_ms), in the order made: so that a reader sees their
-/// spread, not only the floors compared (empty: not made, or a profile written before them).
+/// spread, not only the floors compared (empty: not made).
 struct collect_times {
   std::optional<double> traced_ms, metrics_ms, timeline_ms, baseline_ms;
   std::vector<double> baseline_runs_ms, traced_runs_ms;
@@ -285,9 +258,9 @@ struct collect_times {
 struct run_profile : run_description {
   std::uint64_t id = 0;
   std::optional<trace_profile> trace;
-  std::optional<hardware_profile> hardware;  ///< cdpkit-profile/4
-  std::optional<timeline_profile> timeline;  ///< cdpkit-profile/4
-  collect_times collect;                     ///< cdpkit-profile/4
+  std::optional<hardware_profile> hardware;  ///< unset: not measured
+  std::optional<timeline_profile> timeline;  ///< unset: not sampled
+  collect_times collect;
 };
 
 /// A host-launched kernel or a transfer, as CUPTI's activity API saw it (ns, CUPTI's clock, that
@@ -316,8 +289,8 @@ struct collector_profile {
 };
 
 /// A picture a program made of its input or output (e.g. the Bézier sample's tessellated curves),
-/// shown by the report as an image. cdpkit-profile/4, optional (absent in profiles written before
-/// it): a title and a standalone SVG document of at most max_picture_bytes.
+/// shown by the report as an image: a title and a standalone SVG document of at most
+/// max_picture_bytes. The document's "pictures" is optional (absent: none).
 struct picture {
   std::string title;
   std::string svg;
@@ -332,15 +305,14 @@ struct device_profile {
 };
 
 struct profile {
-  int version = profile_version;  ///< of the document read
   std::string path;  ///< the name given to the reader, invalid UTF-8 replaced by U+FFFD (display only)
   std::string program, created;
   device_profile device;
   nlohmann::json build = nlohmann::json::object();
   std::vector<run_profile> runs;
-  std::optional<collector_profile> collector;          ///< cdpkit-profile/4
-  std::optional<host_activity_profile> host_activity;  ///< cdpkit-profile/4
-  std::vector<picture> pictures;                       ///< cdpkit-profile/4, optional
+  std::optional<collector_profile> collector;          ///< unset: no collector ran
+  std::optional<host_activity_profile> host_activity;  ///< unset: not recorded
+  std::vector<picture> pictures;
 };
 
 // --- the summary ------------------------------------------------------------------------------
@@ -378,7 +350,7 @@ nlohmann::json summary_json(const trace_summary& summary);
 nlohmann::json trace_json(const trace_profile& trace);
 /// One run's JSON, in the current version.
 nlohmann::json run_json(const run_profile& run);
-/// The whole document's JSON, in the current version (whatever `p.version` says).
+/// The whole document's JSON, in the current version.
 nlohmann::json profile_json(const profile& p);
 
 /// The hardware part of a run, the timeline and the host activity in the document's form.
@@ -392,11 +364,13 @@ nlohmann::json picture_json(const picture& p);
 /// ("<svg" or "<?xml" first, after blanks), of at most max_picture_bytes, valid UTF-8.
 std::string picture_problem(const picture& p);
 
-/// Parse and validate one profile (cdpkit-profile/4, /3, /2 or /1); `name` is used in error messages.
-/// Throws format_error for anything the text can hold: invalid JSON, numbers out of range
-/// (1e999), nesting deeper than max_nesting_depth, a missing or mistyped field, an unknown
-/// version. The message names `name` and where: the byte offset, line and column for the JSON
-/// syntax, the JSON pointer for a field. Each trace's summary is computed with summarize().
+/// Parse and validate one profile of the current version (profile_schema); `name` is used in
+/// error messages. Throws format_error for anything the text can hold: invalid JSON, numbers out
+/// of range (1e999), nesting deeper than max_nesting_depth, a missing or mistyped field, another
+/// version (an older one of this format: "<its schema> is no longer read; re-run the program to
+/// write <profile_schema>"). The message names `name` and where: the byte offset, line and column
+/// for the JSON syntax, the JSON pointer for a field. Each trace's summary is computed with
+/// summarize().
 profile parse_profile(const std::string& text, const std::string& name);
 
 /// Read, parse and validate a profile file. Throws format_error (also for unreadable files,

@@ -1,5 +1,6 @@
-// The loop-to-child benchmark workload, host side: distribution names and the deterministic
-// segment-length generators.
+// The loop-to-child benchmark workload (cdpkit/harness/segment_workload.hpp), its segment
+// lengths: distribution names and the deterministic segment-length generators
+// (make_segment_offsets), pure C++. The reference workload over them is segment_workload.cu.
 
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>

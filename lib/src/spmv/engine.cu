@@ -1,6 +1,7 @@
-// Sparse matrix-vector products on the GPU (cdpkit/spmv.hpp): for_each_segment over the rows as
-// a segment_sum (one atomic add per row, or per warp's share of a long row) under every
-// loop-to-child policy; and cuSPARSE's cusparseSpMV.
+// SpMV's host engine (cdpkit/spmv.hpp): variant names and options, device_csr_matrix, and
+// spmv_engine, which runs for_each_segment over the rows as a segment_sum (one atomic add per row,
+// or per warp's share of a long row) under every loop-to-child policy, or cuSPARSE's
+// cusparseSpMV. The device code is cdpkit/spmv/agents/row_sum.cuh (cdpkit/spmv/kernels.cuh).
 
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
@@ -8,6 +9,7 @@
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/spmv.hpp>
+#include <cdpkit/spmv/kernels.cuh>
 #include <cdpkit/wait.hpp>
 
 #include <cusparse.h>
@@ -29,21 +31,6 @@ namespace {
                                      " (" + cusparseGetErrorString(cdpkit_status_) + ")",          \
                                  __FILE__, __LINE__);                                               \
   } while (0)
-
-/// Term (r, k): row r's nonzero k times its x.
-struct spmv_term {
-  const std::uint32_t* col;
-  const float* val;
-  const float* x;
-  __device__ float operator()(std::uint32_t, std::uint32_t k) const { return val[k] * __ldg(&x[col[k]]); }
-};
-
-/// A row's partial sum (a whole row where one thread walks it, a warp's share of it in a child
-/// grid or the flat grid) into y[r], zeroed before.
-struct spmv_combine {
-  float* y;
-  __device__ void operator()(std::uint32_t r, float partial) const { atomicAdd(&y[r], partial); }
-};
 
 constexpr spmv_variant variant_order[] = {spmv_variant::serial_loop,     spmv_variant::child_per_thread,
                                           spmv_variant::thresholded,     spmv_variant::warp_aggregated,
@@ -202,8 +189,8 @@ spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime
   const segments_view rows{a.d_row_offsets(), a.d_row_offsets() + 1, a.rows()};
   const segment_result r =
       for_each_segment(rows, loop_to_child::no_pre_op{},
-                       segment_sum<spmv_term, spmv_combine>{{a.d_col_indices(), a.d_values(), d_x_.get()},
-                                                            {d_y_.get()}},
+                       segment_sum<spmv::row_term, spmv::row_combine>{{a.d_col_indices(), a.d_values(), d_x_.get()},
+                                                                      {d_y_.get()}},
                        options.policy(), runtime, stream);
   stats.threshold = r.threshold;
   stats.threshold_auto = r.threshold_auto;

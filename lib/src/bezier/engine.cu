@@ -1,8 +1,11 @@
-// Bézier tessellation on the GPU (cdpkit/tessellation.hpp): the curves' point counts, their scan
-// (CUB, 64-bit, in place, in storage the engine keeps), then every curve's points as a loop-to-child
-// segment read from the scan clamped to the points' buffer; the total is read back, and only a run
-// whose points outgrew the buffer makes them again after growing it.
+// The Bézier tessellation's host engine (cdpkit/tessellation.hpp): options, device_curves, and
+// tessellation_engine, which runs the curves' point counts, their scan (CUB, 64-bit, in place, in
+// storage the engine keeps), then every curve's points as a loop-to-child segment read from the
+// scan clamped to the points' buffer; the total is read back, and only a run whose points outgrew
+// the buffer makes them again after growing it. The device code is cdpkit/bezier/agents/ and
+// cdpkit/bezier/kernels.cuh.
 
+#include <cdpkit/bezier/kernels.cuh>
 #include <cdpkit/detail/device_buffer.hpp>
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
@@ -24,40 +27,8 @@ namespace {
 
 constexpr unsigned int count_threads = 256;
 
-/// counts[i] = curve i's points; counts[n] = 0 (so that the exclusive scan's last entry is the total).
-__global__ void count_points_kernel(const bezier_curve* curves, std::uint32_t n, float tolerance, std::uint32_t cap,
-                                    unsigned long long* counts) {
-  const std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (i < n) counts[i] = points_for_curve(curves[i], tolerance, cap);
-  else if (i == n) counts[n] = 0;
-}
-
-/// The curves as segments, read from the counts' 64-bit exclusive scan clamped to the points'
-/// buffer: curve i's points are items [scan[i], scan[i + 1]) where they fit `capacity` (< 2^32),
-/// cut short or empty where they do not (no point is written past the buffer; the run that finds
-/// its total past the buffer makes them again after growing it). No kernel narrows the offsets.
-struct clamped_curves {
-  const unsigned long long* scan;
-  std::uint32_t num_segments;
-  std::uint32_t capacity;
-  __device__ std::uint32_t begin(std::uint32_t i) const {
-    return static_cast<std::uint32_t>(min(scan[i], static_cast<unsigned long long>(capacity)));
-  }
-  __device__ std::uint32_t end(std::uint32_t i) const { return begin(i + 1); }
-};
-
-/// Item (i, j): point j - scan[i] of curve i's scan[i + 1] - scan[i] (j lies inside the buffer,
-/// hence inside the curve's points, which begin at or before it).
-struct point_op {
-  const bezier_curve* curves;
-  const unsigned long long* scan;
-  vec2* points;
-  __device__ void operator()(std::uint32_t i, std::uint32_t j) const {
-    const unsigned long long begin = scan[i];
-    points[j] = evaluate(curves[i], tessellation_parameter(static_cast<std::uint32_t>(j - begin),
-                                                           static_cast<std::uint32_t>(scan[i + 1] - begin)));
-  }
-};
+using bezier::clamped_curves;
+using bezier::point_op;
 
 unsigned int blocks_for(std::uint64_t n, unsigned int threads) {
   return static_cast<unsigned int>((n + threads - 1) / threads);
@@ -123,7 +94,7 @@ tessellation_stats tessellation_engine::run(const tessellation_options& options,
   const std::uint64_t entries = std::uint64_t{n} + 1;
   {
     CDPKIT_NVTX_SCOPE("bezier::count and scan");
-    count_points_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(
+    bezier::count_points_kernel<<<blocks_for(entries, count_threads), count_threads, 0, stream>>>(
         curves_->d_curves(), n, options.tolerance, options.cap, d_counts_.get());
     CDPKIT_CUDA_TRY(cudaGetLastError());
     std::size_t temp_bytes = temp_bytes_;  // in place (CUB scans in place when input and output are one)

@@ -1,13 +1,13 @@
-// BFS: the level loop (on the host, or on the device for device_driver) around a loop-to-child
-// neighbour expansion (for_each_segment on the host; loop_to_child::thresholded_agent inside the
-// device driver's level grids).
+// BFS's host engine (cdpkit/bfs.hpp): bfs_engine's buffers, the level loop on the host around a
+// loop-to-child neighbour expansion (for_each_segment), and the launch of the device driver
+// (device_driver), with the host finishing the levels when the driver hands the loop back. The
+// device code is cdpkit/bfs/agents/ and cdpkit/bfs/kernels.cuh.
 
 #include <cdpkit/bfs.hpp>
-#include <cdpkit/bfs/sites.hpp>
+#include <cdpkit/bfs/kernels.cuh>
+#include <cdpkit/launch/sites.hpp>
 #include <cdpkit/error.hpp>
-#include <cdpkit/launch.cuh>
 #include <cdpkit/loop_to_child.cuh>
-#include <cdpkit/loop_to_child/frontier.cuh>
 #include <cdpkit/nvtx.hpp>
 #include <cdpkit/wait.hpp>
 
@@ -18,107 +18,11 @@ namespace cdpkit {
 
 namespace {
 
-/// Segment i of a frontier: the neighbour list of frontier vertex i.
-using frontier_segments = loop_to_child::id_list_segments;
+using bfs_device::driver_args;
+using bfs_device::driver_body;
+using bfs_device::frontier_segments;
+using bfs_device::visit_op;
 using loop_to_child::no_pre_op;
-
-/// Visit neighbour j: claim its vertex for the next level and append it to the next frontier
-/// (one atomicAdd per warp for the appends).
-struct visit_op {
-  const std::uint32_t* d_neighbors;
-  std::uint32_t* d_levels;
-  std::uint32_t next_level;
-  std::uint32_t* d_next;
-  std::uint32_t* d_next_count;
-  __device__ void operator()(std::uint32_t, std::uint32_t j) const {
-    const std::uint32_t v = d_neighbors[j];
-    if (d_levels[v] != bfs_unreached ||
-        atomicCAS(&d_levels[v], bfs_unreached, next_level) != bfs_unreached)
-      return;
-    loop_to_child::append_to_frontier(d_next, d_next_count, v);
-  }
-};
-
-__global__ void bfs_init_kernel(std::uint32_t* d_levels, std::uint32_t n, std::uint32_t source,
-                                std::uint32_t* d_frontier, std::uint32_t* d_counters) {
-  const std::uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v < n) d_levels[v] = v == source ? 0u : bfs_unreached;
-  if (v == 0) {
-    d_frontier[0] = source;
-    d_counters[0] = 1;  // frontier 0 holds the source
-    d_counters[1] = 0;
-    d_counters[2] = 0;  // driver: levels driven on the device
-    d_counters[3] = 0;  // driver: 1 = handed back to the host
-    d_counters[4] = 0;  // driver: level to resume at
-    d_counters[5] = 0;  // driver: frontier buffer to resume from
-  }
-}
-
-// ---- device driver --------------------------------------------------------------------------
-struct driver_args {
-  const std::uint32_t* d_offsets;
-  const std::uint32_t* d_neighbors;
-  std::uint32_t* d_levels;
-  std::uint32_t* d_frontier0;
-  std::uint32_t* d_frontier1;
-  std::uint32_t* d_counters;
-  std::uint32_t threshold;
-  stream_kind stream;                 ///< of the expansion's children
-  unsigned int child_block_threads;   ///< of the expansion's children
-};
-
-/// One level's expansion, launched by the driver: the thresholded agent over the frontier.
-struct level_body {
-  driver_args a;
-  std::uint32_t level;
-  std::uint32_t cur;
-  std::uint32_t count;
-  __device__ void operator()(const launch_context& self) const {
-    std::uint32_t* cur_frontier = cur == 0 ? a.d_frontier0 : a.d_frontier1;
-    std::uint32_t* next_frontier = cur == 0 ? a.d_frontier1 : a.d_frontier0;
-    loop_to_child::thresholded_agent(
-        self, frontier_segments{a.d_offsets, cur_frontier, count}, no_pre_op{},
-        visit_op{a.d_neighbors, a.d_levels, level + 1, next_frontier, &a.d_counters[1 - cur]},
-        a.threshold, a.stream, sites::bfs_neighbors, a.child_block_threads);
-  }
-};
-
-/// The level loop on the device: read the frontier size, launch the level, and tail-launch the
-/// next step, which runs once this grid and the level's grids have finished. When a launch is
-/// refused, the loop is handed back to the host with the level to resume at.
-struct driver_body {
-  driver_args a;
-  std::uint32_t level;
-  std::uint32_t cur;
-  __device__ void operator()(const launch_context& self) const {
-    if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    const std::uint32_t count = a.d_counters[cur];
-    if (count == 0) return;  // done: the last level found nothing
-    a.d_counters[1 - cur] = 0;
-    const auto grid = static_cast<unsigned int>(
-        (std::uint64_t{count} + loop_to_child::block_threads - 1) / loop_to_child::block_threads);
-    const launch_result r = launch_child(self, sites::bfs_level, dim3(grid),
-                                         dim3(loop_to_child::block_threads),
-                                         stream_kind::fire_and_forget,
-                                         level_body{a, level, cur, count}, 0u, count);
-    if (!r) {
-      hand_back(level, cur);
-      return;
-    }
-    a.d_counters[2] = level + 1;  // levels expanded on the device so far
-    if (!launch_continuation(self, sites::bfs_driver, dim3(1), dim3(32),
-                             driver_body{a, level + 1, 1 - cur})) {
-      hand_back(level + 1, 1 - cur);
-    }
-  }
-  __device__ void hand_back(std::uint32_t resume_level, std::uint32_t resume_cur) const {
-    a.d_counters[3] = 1;
-    a.d_counters[4] = resume_level;
-    a.d_counters[5] = resume_cur;
-  }
-};
-
-__global__ void driver_root_kernel(launch_context ctx, driver_body body) { body(ctx); }
 
 loop_policy policy_for(const bfs_options& o) {
   loop_policy p;
@@ -149,7 +53,6 @@ constexpr std::size_t counter_words = 8;
 }  // namespace
 
 bfs_engine::bfs_engine(const device_graph& graph) : graph_(&graph) {
-  bfs_sites::register_site_names();
   if (graph.num_vertices() > max_segments)
     throw input_error("bfs: " + std::to_string(graph.num_vertices()) + " vertices; at most " +
                       std::to_string(max_segments) + " (2^32 - 256) are supported");
@@ -172,7 +75,7 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
                       std::to_string(n) + ")");
   const std::uint32_t child_block_threads = options.effective_child_block_threads();
   detail::check_child_block_threads(child_block_threads, "bfs_options::child_block_threads");
-  bfs_init_kernel<<<static_cast<unsigned int>((std::uint64_t{n} + 255) / 256), 256, 0, stream>>>(
+  bfs_device::init_kernel<<<static_cast<unsigned int>((std::uint64_t{n} + 255) / 256), 256, 0, stream>>>(
       d_levels_.get(), n, source, d_frontier_[0].get(), d_counters_.get());
   CDPKIT_CUDA_TRY(cudaGetLastError());
   if (options.variant != bfs_variant::device_driver)
@@ -185,7 +88,7 @@ bfs_stats bfs_engine::run(std::uint32_t source, const bfs_options& options,
                          *options.threshold, options.effective_stream(), child_block_threads};
   {
     CDPKIT_NVTX_SCOPE("bfs::device_driver");
-    driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0});
+    bfs_device::driver_root_kernel<<<1, 32, 0, stream>>>(runtime.root_context(), driver_body{args, 0, 0});
     CDPKIT_CUDA_TRY(cudaGetLastError());
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(h_counters_.get(), d_counters_.get(),
                                     sizeof(std::uint32_t) * counter_words, cudaMemcpyDeviceToHost,
