@@ -11,6 +11,8 @@
 // 3. Each mutant gets one to four stacked mutations and is capped in length, so a pass stays
 //    fast under the sanitizers.
 
+#include <cdpkit/schema/profile.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -37,6 +39,15 @@ class rng {
   std::uint64_t state_;
 };
 
+/// `text` in JSON quotes.
+inline std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+/// The profile's schema, and the first version of its format (refused as no longer read).
+inline std::string first_profile_schema() {
+  const std::string current = cdpkit::schema::profile_schema;
+  return current.substr(0, current.rfind('/') + 1) + "1";
+}
+
 /// Tokens that parsers of numbers, JSON and line formats tend to get wrong.
 inline const std::vector<std::string>& dictionary() {
   static const std::vector<std::string> tokens = {
@@ -50,7 +61,7 @@ inline const std::vector<std::string>& dictionary() {
       // JSON structure and strings
       "[", "]", "{", "}", "[[[[[[[[", "]]]]", "{\"a\":", "\"", "\\", "\\\"", "\\u0000", "\\uD800", "\\uDC00",
       "\\uFFFF", "\\x", ",", ":", ",,", "null", "true", "false", "[]", "{}", "\"\"", "\"schema\"",
-      "\"cdpkit-profile/1\"", "\"runs\"", "\"trace\"", "\"records\"", "\"rows\"", "\"sites\"",
+      quoted(cdpkit::schema::profile_schema), quoted(first_profile_schema()), "\"runs\"", "\"trace\"", "\"records\"", "\"rows\"", "\"sites\"",
       "\"params\"", "\"depth_hist\"", "\"threads_log2\"",
       // line formats
       "\n", "\r\n", "\r", "\n\n\n", " ", "\t", "  \t ", "%", "%%", "#", "% comment\n", "# comment\n",

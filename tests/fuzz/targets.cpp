@@ -16,8 +16,9 @@
 //    reachable), and the CPU references must agree with each other (the root's subtree is the
 //    whole tree, a node's depth is its parent's + 1).
 // 4. points: parse_points(text); accepted points must be finite.
-// 5. profile: cdpkit::report::parse_profile(text) (cdpkit-profile/3, /2 and /1); on success the findings, the HTML report and
-//    the Chrome trace (which must be valid JSON). A format_error must name the file.
+// 5. profile: cdpkit::report::parse_profile(text) (the current profile version); on success the
+//    findings, the HTML report and the Chrome trace (which must be valid JSON). A format_error
+//    must name the file.
 //
 // A failed check throws check_failure, which the driver reports like a crash.
 
@@ -416,34 +417,44 @@ nlohmann::json small_profile() {
   depth[2] = 2;
   lanes[3] = 100;
   eff[4] = 10;
-  json site = {{"id", 16}, {"name", "bfs.neighbors"}, {"requests", 10},
+  json site = {{"id", 16}, {"name", "bfs.neighbors"}, {"role", "launch"}, {"requests", 10},
                {"outcomes", {{"launched", 8}, {"fallback_budget", 1}, {"fallback_depth", 0}, {"fallback_error", 1}}},
                {"failed_by_error", json::array({{{"code", 69}, {"name", "cudaErrorLaunchPendingCountExceeded"}, {"count", 1}}})},
                {"failed_other_codes", 0}, {"inline_items", 40}, {"child_threads", 2048}, {"child_blocks", 8},
-               {"work_items", 300}, {"tiny_launches", 5}, {"streams", {{"fire_and_forget", 8}}},
+               {"work_items", 300}, {"tiny_launches", 5},
+               {"streams", {{"fire_and_forget", 8}, {"named_per_thread", 0}, {"null_stream", 0}, {"tail", 0}}},
                {"threads_log2", threads}, {"blocks_log2", blocks}, {"work_log2", work}, {"depth_hist", depth},
                {"max_depth", 2},
                {"probe", {{"steps", 100}, {"active_lanes", 400}, {"lanes_hist", lanes}, {"warps", 10},
-                          {"efficiency_hist", eff}, {"step_efficiency", 0.125}, {"mean_warp_efficiency", 0.14}}}};
+                          {"efficiency_hist", eff}, {"efficiency_sum", 1.4}, {"step_efficiency", 0.125},
+                          {"mean_warp_efficiency", 0.14}}}};
   json rows = json::array();
   for (int k = 0; k < 4; ++k)
     rows.push_back({k, k == 0 ? json(nullptr) : json(k - 1), 1000 + 10 * k, 16, k == 0 ? 1 : 2, 1, 256,
-                    k % 2 ? 4 : 600, "fire_and_forget", "launched", 0});
+                    k % 2 ? 4 : 600, "fire_and_forget", "launched", 0, nullptr, nullptr});
+  json fields = json::array();
+  for (const auto& f : schema::record_fields) fields.push_back(f.name);
   json trace = {{"pending", {{"limit", 2048}, {"budget", 2048}, {"high_water", 2048}}}, {"max_depth_limit", 24},
                 {"tiny_grid_work", 32}, {"summary", json::object()}, {"sites", json::array({site})},
-                {"records", {{"requested", 4}, {"stored", 4}, {"dropped", 0}, {"in_profile", 4},
-                             {"fields", json::array()}, {"rows", rows}}}};
-  json run = {{"id", 0}, {"algorithm", "bfs"}, {"variant", "vertex_loop"}, {"input", "rmat:10"},
-              {"params", {{"threshold", 32}}}, {"ms", 10.0}, {"work", 1000000}, {"work_unit", "edges"},
-              {"checked", true}, {"verified", true}, {"mismatches", 0}, {"trace", nullptr}};
+                {"records", {{"requested", 4}, {"stored", 4}, {"dropped", 0}, {"in_profile", 4}, {"refusals", true},
+                             {"fields", fields}, {"rows", rows}}}};
+  json run = {{"id", 0}, {"algorithm", "bfs"}, {"variant", "serial_loop"}, {"input", "rmat:10"},
+              {"baseline", nullptr}, {"params", {{"threshold", 32}}}, {"ms", 10.0}, {"work", 1000000},
+              {"work_unit", "edges"}, {"checked", true}, {"verified", true}, {"mismatches", 0}, {"trace", nullptr},
+              {"hardware", nullptr}, {"timeline", nullptr},
+              {"collect", {{"traced_ms", nullptr}, {"metrics_ms", nullptr}, {"timeline_ms", nullptr},
+                           {"baseline_ms", nullptr}, {"baseline_runs_ms", json::array()},
+                           {"traced_runs_ms", json::array()}}}};
   json traced = run;
   traced["id"] = 1;
-  traced["variant"] = "cdp_naive";
+  traced["variant"] = "child_per_thread";
+  traced["baseline"] = "serial_loop";
   traced["ms"] = 40.0;
   traced["trace"] = trace;
-  return json{{"schema", "cdpkit-profile/1"}, {"program", "fuzz"}, {"created", "2026-11-29T00:00:00Z"},
+  return json{{"schema", schema::profile_schema}, {"program", "fuzz"}, {"created", "2026-11-29T00:00:00Z"},
               {"device", {{"name", "NVIDIA H200"}, {"cc", "9.0"}, {"sms", 132}, {"driver", 13000}, {"runtime", 13000}}},
-              {"build", {{"version", "0.1.0"}}}, {"runs", json::array({run, traced})}};
+              {"build", {{"version", "0.1.0"}}}, {"runs", json::array({run, traced})}, {"collector", nullptr},
+              {"host_activity", nullptr}};
 }
 
 std::string replace_once(std::string text, const std::string& what, const std::string& with) {
@@ -484,7 +495,7 @@ std::vector<named_input> profile_regressions() {
 }
 
 std::vector<named_input> profile_seeds() {
-  // the same profile in the current version too, as the schema layer writes it
+  // the same profile as the schema layer writes it (its summaries filled in)
   schema::profile p = schema::parse_profile(small_profile().dump(), "seed.json");
   const std::string current = schema::profile_json(p).dump(1);
   // and with execution windows on its launched records (the Chrome trace's lanes, the timeline)
@@ -499,9 +510,9 @@ std::vector<named_input> profile_seeds() {
     }
   }
   const std::string timed = schema::profile_json(p).dump(1);
-  return {{"small profile (cdpkit-profile/1)", small_profile().dump(1)},
-          {"small profile (cdpkit-profile/3)", current},
-          {"small profile with execution windows (cdpkit-profile/3)", timed}};
+  return {{"small profile", small_profile().dump(1)},
+          {"small profile as the schema layer writes it", current},
+          {"small profile with execution windows", timed}};
 }
 
 }  // namespace

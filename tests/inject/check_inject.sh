@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# check_inject.sh <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir>
+# check_inject.sh <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir> <profile_schema>
 #
 # Runs the unmodified CDP program small_cdp with libcdpkit_inject.so injected
-# (CUDA_INJECTION64_PATH) and checks the profile it leaves: schema cdpkit-profile/4, the parent's
+# (CUDA_INJECTION64_PATH) and checks the profile it leaves: the current profile schema (the
+# last argument, read by CMake from cdpkit/schema/profile.hpp), the parent's
 # range counting its 2 blocks and its 16 children's 4 blocks each (>= 66 CTAs), the plain
 # kernel's range exactly 10 CTAs (and its accounting 10 host blocks), both kernels in the host
 # activity; then that cdpkit-report turns the profile into HTML. Exit 0 pass, 1 fail, 77 skip
 # (no usable GPU, or profiling not permitted on this machine).
 set -u
 
-if [ $# -ne 4 ]; then
-  echo "usage: $0 <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir>" >&2
+if [ $# -ne 5 ]; then
+  echo "usage: $0 <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir> <profile_schema>" >&2
   exit 1
 fi
 program=$1
@@ -52,7 +53,7 @@ if [ ! -f "$profile" ]; then
   exit 1
 fi
 
-python3 - "$profile" <<'EOF'
+python3 - "$profile" "$5" <<'EOF'
 import json, sys
 
 path = sys.argv[1]
@@ -63,8 +64,8 @@ def fail(why):
     print("FAIL: " + why, file=sys.stderr)
     sys.exit(1)
 
-if doc.get("schema") != "cdpkit-profile/4":
-    fail("schema is %r, not cdpkit-profile/4" % doc.get("schema"))
+if doc.get("schema") != sys.argv[2]:
+    fail("schema is %r, not %s" % (doc.get("schema"), sys.argv[2]))
 runs = doc.get("runs") or []
 notes = (doc.get("collector") or {}).get("notes") or []
 for n in notes:

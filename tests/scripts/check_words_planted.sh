@@ -9,8 +9,9 @@ mkdir -p "$dir"
 planted=$dir/planted.cpp
 fail() { echo "check_words_planted: $*" >&2; exit 1; }
 
-for line in "// as measured in stop 27" "// the result of issue 9" "// the goal: 20x" \
-            "// the seed's BFS story" "// to be finished next session" "// while lending was paused"; do
+# (the planted words are put together from pieces, so that this file passes the check itself)
+for line in "// as measured in sto""p 27" "// the result of iss""ue 9" "// the go""al: 20x" \
+            "// the se""ed's BFS story" "// to be finished next ses""sion" "// while len""ding was paused"; do
   printf 'int f();\n%s\nint g();\n' "$line" > "$planted"
   out=$("$src/scripts/check-words" "$planted" 2>&1)
   rc=$?

@@ -14,7 +14,7 @@
 //   for (auto j = begin; j < end; ++j) { probe.step(); work(j); }
 //   probe.commit();
 //
-// Two cheaper forms count the same where they apply (tests/launch_test.cu checks that they do):
+// Two cheaper forms count the same where they apply (tests/launch/probe_test.cu checks that they do):
 // - a loop whose trip count each lane knows at its start: probe.steps(n) once before the loop
 //   instead of step() inside it (nothing is done per iteration; a few warp reductions where the
 //   lanes' n take one or two values, as in a uniform or a strided loop, else the lanes ranked by

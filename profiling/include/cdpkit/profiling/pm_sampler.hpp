@@ -2,7 +2,7 @@
 // cdpkit/profiling/pm_sampler.hpp — an SM-activity timeline: CUPTI's PM sampling of the whole
 // device at a fixed interval while a piece of work runs.
 //
-// Measured on an H200 (docs/design.md, tests/collector_test.cu): the samples' timestamps are on CUPTI's clock,
+// Measured on an H200 (docs/design.md, tests/profiling/collector_test.cu): the samples' timestamps are on CUPTI's clock,
 // that of the activity records; %globaltimer, which the device trace records child windows in,
 // differs from it by about 0.4 ms (the harness measures the offset in the sampled run and moves
 // that run's trace onto CUPTI's clock); the samples count the work of grids launched from the device, which

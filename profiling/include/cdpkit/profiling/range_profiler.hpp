@@ -2,7 +2,7 @@
 // cdpkit/profiling/range_profiler.hpp — hardware counters per measured range, through CUPTI's
 // range profiler (user ranges, user replay) on the current device.
 //
-// Measured on an H200 (docs/design.md, tests/range_profiler_test.cu): the range profiler's counters of a range
+// Measured on an H200 (docs/design.md, tests/profiling/range_profiler_test.cu): the range profiler's counters of a range
 // include the work of every grid launched from the device inside it, which CUPTI's activity API
 // cannot see; seven metrics fit in one pass.
 //
@@ -16,7 +16,7 @@
 // (no device, another profiler such as Nsight Systems holds CUPTI, no permission to profile),
 // and measure() still runs the work once, measuring nothing.
 //
-// Run on the H200 (tests/range_profiler_test.cu, tests/collector_test.cu): warp efficiency 1 and
+// Run on the H200 (tests/profiling/range_profiler_test.cu, tests/profiling/collector_test.cu): warp efficiency 1 and
 // about 1/2 on constructed kernels, CTAs exact for host launches.
 
 #include <cstddef>

@@ -1,0 +1,264 @@
+// The programs' shared host parts (cdpkit::harness): the benchmark JSON rows and documents
+// (docs/bench-format.md), the text tables, and the command-line checks every sample uses.
+
+#include <doctest/doctest.h>
+
+#include <cdpkit/error.hpp>
+#include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/program.hpp>
+#include <cdpkit/harness/table.hpp>
+#include <cdpkit/harness/tree_runs.hpp>
+
+#include "support/temp_dir.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+cdpkit::harness::bench_row sample_row() {
+  cdpkit::harness::bench_row row;
+  row.family = "bfs";
+  row.input = "rmat:10";
+  row.variant = "thresholded";
+  row.baseline = "flat_balanced";
+  row.params = {{"threshold", 64}};
+  row.n = 1024;
+  row.work = 8000000;
+  row.work_unit = "edges";
+  row.throughput_unit = "GTEPS";
+  row.m.time.median_ms = 2.0;
+  row.m.time.min_ms = 1.5;
+  row.m.time.reps = 5;
+  row.m.checked = true;
+  return row;
+}
+
+/// The message CLI11 gives for `value` under `check`, "" when the value passes.
+std::string check_message(const CLI::Validator& check, std::string value) { return check(value); }
+
+}  // namespace
+
+TEST_CASE("a bench row holds every field of docs/bench-format.md, throughput = work / ms / 1e6") {
+  const nlohmann::json j = cdpkit::harness::bench_row_json(sample_row());
+  for (const char* field : {"family", "input", "variant", "baseline", "params", "n", "work", "work_unit",
+                            "ms_median", "ms_min", "reps", "throughput", "throughput_unit", "verified"}) {
+    CAPTURE(field);
+    CHECK(j.contains(field));
+  }
+  CHECK(j["family"] == "bfs");
+  CHECK(j["baseline"] == "flat_balanced");
+  CHECK(j["ms_median"].get<double>() == 2.0);
+  CHECK(j["ms_min"].get<double>() == 1.5);
+  CHECK(j["reps"] == 5);
+  CHECK(j["throughput"].get<double>() == doctest::Approx(4.0));  // 8e6 edges / 2 ms / 1e6
+  CHECK(j["verified"] == true);
+  CHECK_FALSE(j.contains("trace"));  // no traced run: no trace object
+  CHECK(j["params"]["threshold"] == 64);
+}
+
+TEST_CASE("a bench row says verified false, never omitted, when unchecked or mismatched, and 0 throughput at 0 ms") {
+  auto row = sample_row();
+  row.m.checked = false;
+  CHECK(cdpkit::harness::bench_row_json(row)["verified"] == false);
+  row.m.checked = true;
+  row.m.mismatches = 3;
+  CHECK(cdpkit::harness::bench_row_json(row)["verified"] == false);
+  row.m.time.median_ms = 0.0;
+  CHECK(cdpkit::harness::bench_row_json(row)["throughput"].get<double>() == 0.0);
+}
+
+TEST_CASE("a traced bench row carries the trace's headline figures and says timings are untraced") {
+  auto row = sample_row();
+  row.m.trace.emplace();
+  row.m.summary.child_launches = 12;
+  row.m.summary.fallbacks = 3;
+  row.m.summary.max_depth = 2;
+  row.m.summary.warp_efficiency = -1.0;  // nothing probed: null, not a number
+  const nlohmann::json j = cdpkit::harness::bench_row_json(row);
+  REQUIRE(j.contains("trace"));
+  CHECK(j["trace"]["child_launches"] == 12);
+  CHECK(j["trace"]["fallbacks"] == 3);
+  CHECK(j["trace"]["max_depth"] == 2);
+  CHECK(j["trace"]["warp_efficiency"].is_null());
+  CHECK(j["params"]["traced_run"].get<std::string>().find("untraced runs") != std::string::npos);
+}
+
+TEST_CASE("a bench document names its schema and collects the rows of every result") {
+  nlohmann::json doc = cdpkit::harness::bench_document({{"name", "test"}});
+  CHECK(doc["schema"] == cdpkit::harness::bench_schema);
+  CHECK(doc["schema"] == "cdpkit-bench/1");
+  CHECK(doc["device"]["name"] == "test");
+  CHECK(doc.contains("commit"));
+  CHECK(doc.contains("build"));
+  REQUIRE(doc["rows"].is_array());
+  CHECK(doc["rows"].empty());
+  struct result {
+    cdpkit::harness::measurement m;
+  };
+  std::vector<result> results(2);
+  results[0].m.checked = results[1].m.checked = true;
+  const auto row_of = [](const result& r) {
+    auto row = sample_row();
+    row.m = r.m;
+    return row;
+  };
+  CHECK(cdpkit::harness::add_bench_rows(doc, results, row_of));
+  CHECK(doc["rows"].size() == 2u);
+  results[1].m.mismatches = 1;
+  CHECK_FALSE(cdpkit::harness::add_bench_rows(doc, results, row_of));  // one failed check: false
+  CHECK(doc["rows"].size() == 4u);
+}
+
+TEST_CASE("a bench document is written whole and read back, an empty path writes nothing, a bad path is an input_error") {
+  const cdpkit_test::temp_dir dir;
+  nlohmann::json doc = cdpkit::harness::bench_document({{"name", "test"}});
+  doc["rows"].push_back(cdpkit::harness::bench_row_json(sample_row()));
+  const std::string path = (dir.path() / "bench.json").string();
+  std::ostringstream out;
+  cdpkit::harness::write_bench_document(doc, path, out);
+  CHECK(out.str().find("rows written to " + path) != std::string::npos);
+  std::ifstream in(path);
+  CHECK(nlohmann::json::parse(in) == doc);
+  std::ostringstream quiet;
+  cdpkit::harness::write_bench_document(doc, "", quiet);
+  CHECK(quiet.str().empty());
+  const std::string bad = (dir.path() / "no" / "such" / "bench.json").string();
+  CHECK_THROWS_WITH_AS(cdpkit::harness::write_bench_document(doc, bad, quiet), doctest::Contains(bad.c_str()),
+                       cdpkit::input_error);
+}
+
+TEST_CASE("a text table aligns its columns, the first left and the others right, and refuses a short row") {
+  cdpkit::harness::text_table t({"variant", "ms"});
+  t.add_row({"serial_loop", "1.25"});
+  t.add_row({"x", "10.50"});
+  std::ostringstream out;
+  t.print(out);
+  CHECK(out.str() ==
+        "variant         ms\n"
+        "------------------\n"
+        "serial_loop   1.25\n"
+        "x            10.50\n");
+  CHECK_THROWS_WITH_AS(t.add_row({"only one"}), "text_table: row has 1 cells, header has 2", cdpkit::input_error);
+}
+
+TEST_CASE("a ratio is base over time with two decimals, and '-' where either time is not positive") {
+  CHECK(cdpkit::harness::ratio_text(2.0, 1.0) == "2.00x");
+  CHECK(cdpkit::harness::ratio_text(1.0, 3.0) == "0.33x");
+  CHECK(cdpkit::harness::ratio_text(0.0, 1.0) == "-");
+  CHECK(cdpkit::harness::ratio_text(1.0, 0.0) == "-");
+  CHECK(cdpkit::harness::ratio_text(std::nan(""), 1.0) == "-");
+}
+
+TEST_CASE("a real-valued option refuses nan, the infinities and values out of its bounds, naming the value") {
+  const auto timeout = cdpkit::harness::finite_number(0.001, 1e7);
+  CHECK(check_message(timeout, "2.5").empty());
+  CHECK(check_message(timeout, "0.001").empty());
+  CHECK(check_message(timeout, "1e7").empty());
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "0", "1e8", "-1", "", "2s", "1e999"}) {
+    CAPTURE(bad);
+    CHECK(check_message(timeout, bad) == "'" + std::string(bad) + "' is not a finite number in [0.001, 1e+07]");
+  }
+  const auto alpha = cdpkit::harness::finite_number(1.0, std::numeric_limits<double>::infinity(), /*lo_open=*/true);
+  CHECK(check_message(alpha, "1.5").empty());
+  CHECK(check_message(alpha, "1e300").empty());
+  CHECK(check_message(alpha, "1") == "'1' is not a finite number > 1");
+  CHECK(check_message(alpha, "nan") == "'nan' is not a finite number > 1");
+  CHECK(check_message(alpha, "inf") == "'inf' is not a finite number > 1");
+}
+
+TEST_CASE("the launch options fill the launch configuration, refusals unrecorded unless asked") {
+  const auto parsed = [](const std::string& command_line) {
+    CLI::App app("t");
+    cdpkit::launch_config config;
+    cdpkit::harness::add_launch_options(app, config);
+    app.parse(command_line);
+    return config;
+  };
+  const cdpkit::launch_config plain = parsed("");
+  CHECK_FALSE(plain.record_refusals);
+  CHECK_FALSE(plain.serialize_warp_launches);
+  CHECK(plain.pending_budget == 0);
+  const cdpkit::launch_config asked = parsed("--record-refusals --pending-budget 64");
+  CHECK(asked.record_refusals);
+  CHECK(asked.pending_budget == 64);
+}
+
+TEST_CASE("an output file option refuses a missing folder, a directory, and a file that holds something else") {
+  const cdpkit_test::temp_dir dir;
+  const auto json = cdpkit::harness::output_file("a JSON document", '{');
+  CHECK(check_message(json, "").empty());                                           // no output
+  CHECK(check_message(json, (dir.path() / "new.json").string()).empty());           // a new file
+  CHECK(check_message(json, dir.file("old.json", "  \n{\"a\": 1}")).empty());       // a profile again
+  CHECK(check_message(json, dir.file("empty.json", "")).empty());                   // an empty file
+  const std::string graph = dir.file("graph.mtx", "%%MatrixMarket matrix coordinate pattern general\n");
+  CHECK(check_message(json, graph) == "'" + graph + "' exists and does not hold a JSON document: refusing to replace it");
+  std::ifstream in(graph);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "%%MatrixMarket matrix coordinate pattern general");  // untouched
+  const std::string missing = (dir.path() / "no" / "p.json").string();
+  CHECK(check_message(json, missing) ==
+        "'" + missing + "': the folder '" + (dir.path() / "no").string() + "' does not exist");
+  const std::string folder = dir.path().string();
+  CHECK(check_message(json, folder) == folder + ": exists and is a directory, not a regular file; nothing written");
+  const auto dangling = dir.path() / "dangling.json";
+  std::filesystem::create_symlink(dir.path() / "nowhere.json", dangling);  // what the writer refuses, refused now
+  CHECK(check_message(json, dangling.string()) ==
+        dangling.string() + ": a symbolic link to a file that does not exist; nothing written");
+  const auto own = dir.path() / "own.json";
+  std::filesystem::create_symlink(dir.path() / "old.json", own);  // the caller's link to a profile: fine
+  CHECK(check_message(json, own.string()).empty());
+  const auto svg = cdpkit::harness::output_file("an SVG picture", '<');
+  CHECK(check_message(svg, dir.file("old.svg", "<?xml version=\"1.0\"?><svg/>")).empty());
+  CHECK(check_message(svg, (dir.path() / "old.json").string()) ==
+        "'" + (dir.path() / "old.json").string() + "' exists and does not hold an SVG picture: refusing to replace it");
+  if (::geteuid() != 0) {  // (root reads and writes anywhere)
+    const std::string secret = dir.file("secret.txt", "not for you");
+    ::chmod(secret.c_str(), 0200);  // writable, not readable: what it holds cannot be checked
+    CHECK(check_message(json, secret) == "'" + secret + "' exists and cannot be read: refusing to replace it");
+    const auto locked = dir.path() / "locked";
+    std::filesystem::create_directory(locked);
+    ::chmod(locked.c_str(), 0500);
+    CHECK(check_message(json, (locked / "p.json").string()) ==
+          "'" + (locked / "p.json").string() + "': cannot write in the folder '" + locked.string() + "'");
+    ::chmod(locked.c_str(), 0700);
+  }
+}
+
+TEST_CASE("the tree programs' budget of 2048 follows a pending limit too small for it, unless a budget was given") {
+  using cdpkit::harness::fit_tree_budget;
+  cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
+  CHECK(config.pending_budget == 2048);
+  fit_tree_budget(config, false);
+  CHECK(config.pending_budget == 2048);  // no limit given: the budget stays
+  config.pending_launch_limit = 1024;
+  fit_tree_budget(config, false);
+  CHECK(config.pending_budget == 512);  // safe_pending_fraction of the limit, not refused
+  config = cdpkit::harness::tree_launch_config();
+  config.pending_launch_limit = 1 << 20;
+  fit_tree_budget(config, false);
+  CHECK(config.pending_budget == 2048);  // a large limit keeps 2048, not half the limit
+  config = cdpkit::harness::tree_launch_config();
+  config.pending_launch_limit = 1024;
+  config.pending_budget = 4096;
+  fit_tree_budget(config, true);
+  CHECK(config.pending_budget == 4096);  // given: the runtime decides (and refuses it)
+}
+
+TEST_CASE("a default output path is checked as a given one is, with the option named") {
+  const cdpkit_test::temp_dir dir;
+  const std::string graph = dir.file("g.mtx", "%%MatrixMarket\n");
+  CHECK_THROWS_WITH_AS(cdpkit::harness::check_output_file("--svg", graph, "an SVG picture", '<'),
+                       ("--svg: '" + graph + "' exists and does not hold an SVG picture: refusing to replace it").c_str(),
+                       cdpkit::input_error);
+  CHECK_NOTHROW(cdpkit::harness::check_output_file("--svg", (dir.path() / "new.svg").string(), "an SVG picture", '<'));
+}
