@@ -45,7 +45,8 @@ bool same_file(const std::string& input, const std::string& output) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"cdpkit-report: profile JSON (cdpkit-profile/4, /3, /2 or /1) to a self-contained HTML report"};
+  CLI::App app{std::string("cdpkit-report: profile JSON (") + cdpkit::schema::profile_schema +
+                ") to a self-contained HTML report"};
   std::vector<std::string> inputs;
   std::string output, format = "html";
   app.add_option("profiles", inputs, "profile JSON files (the first is the reference in comparisons)")
