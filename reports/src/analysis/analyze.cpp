@@ -62,10 +62,11 @@ profile_analysis analyze(const profile& p) {
   a.source = &p;
   a.runs.resize(p.runs.size());
   const auto fastest = fastest_verified(p);
+  const auto baseline = detail::baselines(p);
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const run_profile& r = p.runs[k];
     run_analysis& ra = a.runs[k];
-    ra.baseline = baseline_of(p, k);
+    ra.baseline = baseline[k];
     if (ra.baseline && r.ms > 0) ra.speedup = p.runs[*ra.baseline].ms / r.ms;
     ra.throughput = r.ms > 0 ? static_cast<double>(r.work) / r.ms / 1e6 : 0;
     ra.overhead = collection_overhead(r);

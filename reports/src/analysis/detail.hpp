@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,9 @@ std::uint64_t union_ns(std::vector<window>& w);
 void add_window(std::vector<double>& bins, double a, double b, double width, double weight);
 
 // --- runs against runs (baselines.cpp) --------------------------------------------------------
+
+/// baseline_of() of every run, in one pass: O(n log n) in the runs.
+std::vector<std::optional<std::size_t>> baselines(const profile& p);
 
 /// Per (algorithm, input): the index of its fastest verified run (inputs without one are absent).
 std::map<std::pair<std::string, std::string>, std::size_t> fastest_verified(const profile& p);

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cdpkit::report {
@@ -17,27 +20,39 @@ using detail::number;
 
 namespace {
 
-/// The competition rank of `x` among `v`, most efficient first: 1 + how many are larger (ties
-/// share a rank).
-int rank_in(const std::vector<double>& v, double x) {
-  return 1 + static_cast<int>(std::count_if(v.begin(), v.end(), [&](double y) { return y > x; }));
+/// The values of `v`, largest first.
+std::vector<double> descending(const std::vector<double>& v) {
+  std::vector<double> d = v;
+  std::sort(d.begin(), d.end(), std::greater<>());
+  return d;
 }
 
-/// rank_in() of every value of `v`.
+/// The competition rank of `x` among the values `sorted` (largest first): 1 + how many are larger
+/// (ties share a rank). O(log n).
+int rank_in(const std::vector<double>& sorted, double x) {
+  const auto larger = std::lower_bound(sorted.begin(), sorted.end(), x, std::greater<>()) - sorted.begin();
+  return 1 + static_cast<int>(larger);
+}
+
+/// rank_in() of every value of `v`. O(n log n).
 std::vector<int> ranks_of(const std::vector<double>& v) {
+  const auto sorted = descending(v);
   std::vector<int> r;
-  for (double x : v) r.push_back(rank_in(v, x));
+  r.reserve(v.size());
+  for (double x : v) r.push_back(rank_in(sorted, x));
   return r;
 }
 
 /// Spearman's rank correlation of two equally long series (average ranks for ties); unset with
-/// fewer than two values or when either series is all tied.
+/// fewer than two values or when either series is all tied. O(n log n).
 std::optional<double> spearman(const std::vector<double>& x, const std::vector<double>& y) {
   const auto average_ranks = [](const std::vector<double>& v) {
+    const auto sorted = descending(v);
     std::vector<double> r;
+    r.reserve(v.size());
     for (double a : v) {
-      const auto above = std::count_if(v.begin(), v.end(), [&](double b) { return b > a; });
-      const auto equal = std::count(v.begin(), v.end(), a);
+      const auto [first, last] = std::equal_range(sorted.begin(), sorted.end(), a, std::greater<>());
+      const auto above = first - sorted.begin(), equal = last - first;
       r.push_back(1.0 + static_cast<double>(above) + static_cast<double>(equal - 1) / 2.0);
     }
     return r;
@@ -56,14 +71,68 @@ std::optional<double> spearman(const std::vector<double>& x, const std::vector<d
   return sxy / std::sqrt(sxx * syy);
 }
 
+/// Whether two variants are ordered differently beyond the tolerance: both measures separate
+/// them by rank_tie_tolerance or more, in opposite directions.
+bool discordant_pair(double probes_a, double hardware_a, double probes_b, double hardware_b) {
+  const double dp = probes_a - probes_b, dh = hardware_a - hardware_b;
+  return !(std::abs(dp) < rank_tie_tolerance || std::abs(dh) < rank_tie_tolerance || (dp > 0) == (dh > 0));
+}
+
+/// How many pairs discordant_pair() holds for, in O(n log n): each pair counted once from its
+/// member with the higher probe efficiency, i, as the members j with probes[i] - probes[j] >=
+/// tolerance (a prefix of the runs in probe order, since a rounded difference is monotone in each
+/// operand) and hardware[j] - hardware[i] >= tolerance (a suffix of the hardware values in order),
+/// counted with a Fenwick tree over the hardware order.
+std::size_t count_discordant(const std::vector<double>& probes, const std::vector<double>& hardware) {
+  const std::size_t n = probes.size();
+  std::vector<std::size_t> by_probes(n), by_hardware(n), hardware_pos(n);
+  for (std::size_t k = 0; k < n; ++k) by_probes[k] = by_hardware[k] = k;
+  std::sort(by_probes.begin(), by_probes.end(), [&](std::size_t a, std::size_t b) { return probes[a] < probes[b]; });
+  std::sort(by_hardware.begin(), by_hardware.end(),
+            [&](std::size_t a, std::size_t b) { return hardware[a] < hardware[b]; });
+  std::vector<double> hardware_sorted(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    hardware_pos[by_hardware[k]] = k;
+    hardware_sorted[k] = hardware[by_hardware[k]];
+  }
+  std::vector<std::size_t> tree(n + 1, 0);  // Fenwick: inserted runs per hardware position
+  const auto insert = [&](std::size_t pos) {
+    for (std::size_t k = pos + 1; k <= n; k += k & (~k + 1)) ++tree[k];
+  };
+  const auto below = [&](std::size_t pos) {  // inserted runs at hardware positions < pos
+    std::size_t sum = 0;
+    for (std::size_t k = pos; k > 0; k -= k & (~k + 1)) sum += tree[k];
+    return sum;
+  };
+  std::size_t count = 0, inserted = 0, next = 0;
+  for (const std::size_t i : by_probes) {
+    while (next < n && probes[i] - probes[by_probes[next]] >= rank_tie_tolerance) {
+      insert(hardware_pos[by_probes[next]]);
+      ++inserted;
+      ++next;
+    }
+    const double hi = hardware[i];
+    const auto first = static_cast<std::size_t>(
+        std::partition_point(hardware_sorted.begin(), hardware_sorted.end(),
+                             [&](double h) { return !(h - hi >= rank_tie_tolerance); }) -
+        hardware_sorted.begin());
+    count += inserted - below(first);
+  }
+  return count;
+}
+
+/// At most this many items are named in one verdict's list; the rest are counted.
+constexpr std::size_t max_named = 10;
+
 /// The ranks of the rows' values by `value` (unset where a row has none).
 void rank_rows(std::vector<efficiency_row>& rows, std::optional<double> efficiency_row::*value,
                std::optional<int> efficiency_row::*rank) {
   std::vector<double> v;
   for (const auto& r : rows)
     if (r.*value) v.push_back(*(r.*value));
+  const auto sorted = descending(v);
   for (auto& r : rows)
-    if (r.*value) r.*rank = rank_in(v, *(r.*value));
+    if (r.*value) r.*rank = rank_in(sorted, *(r.*value));
 }
 
 /// Whether the variants with both efficiencies rank alike, and the sentence saying so.
@@ -95,19 +164,25 @@ void compare_ranks(const profile& p, efficiency_ranking& g) {
     return;
   }
   std::string at;
+  std::size_t differing = 0;
   for (std::size_t k = 0; k < runs.size(); ++k)
-    if (rp[k] != rh[k])
+    if (rp[k] != rh[k] && ++differing <= max_named)
       at += (at.empty() ? "" : ", ") + p.runs[runs[k]].variant + " (probes " + std::to_string(rp[k]) + ", hardware " +
             std::to_string(rh[k]) + ")";
-  // pair by pair: opposite orders where both measures separate the two by the tolerance or more
+  if (differing > max_named) at += " and " + number(differing - max_named) + " more";
+  // pair by pair: opposite orders where both measures separate the two by the tolerance or more;
+  // counted in O(n log n), and the first of them named, looked for within a linear number of pairs
+  g.discordant = count_discordant(probes, hardware);
   std::string pairs;
-  for (std::size_t a = 0; a < runs.size(); ++a)
-    for (std::size_t b = a + 1; b < runs.size(); ++b) {
-      const double dp = probes[a] - probes[b], dh = hardware[a] - hardware[b];
-      if (std::abs(dp) < rank_tie_tolerance || std::abs(dh) < rank_tie_tolerance || (dp > 0) == (dh > 0)) continue;
-      ++g.discordant;
+  std::size_t named = 0, looked = 0;
+  const std::size_t look_limit = 64 * runs.size();
+  for (std::size_t a = 0; a < runs.size() && named < std::min(max_named, g.discordant) && looked < look_limit; ++a)
+    for (std::size_t b = a + 1; b < runs.size() && named < max_named && looked < look_limit; ++b, ++looked) {
+      if (!discordant_pair(probes[a], hardware[a], probes[b], hardware[b])) continue;
+      ++named;
       pairs += (pairs.empty() ? "" : ", ") + p.runs[runs[a]].variant + " / " + p.runs[runs[b]].variant;
     }
+  if (g.discordant > named) pairs += (named > 0 ? " and " : "") + number(g.discordant - named) + (named > 0 ? " more" : " pairs");
   const std::string tolerance = fixed(rank_tie_tolerance, 2);
   if (g.discordant == 0) {
     g.verdict = "Same order but for near-ties: the ranks differ at " + at + among + ", but no two variants that both "
@@ -124,13 +199,12 @@ void compare_ranks(const profile& p, efficiency_ranking& g) {
 std::vector<efficiency_ranking> rank_efficiencies(const profile& p) {
   std::vector<efficiency_ranking> groups;
   std::vector<bool> measured;  // per group: some run has hardware metrics
+  std::map<std::pair<std::string, std::string>, std::size_t> group_of;  // (algorithm, input) -> group
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const run_profile& r = p.runs[k];
-    const auto it = std::find_if(groups.begin(), groups.end(), [&](const efficiency_ranking& g) {
-      return g.algorithm == r.algorithm && g.input == r.input;
-    });
-    const auto g = static_cast<std::size_t>(it - groups.begin());
-    if (it == groups.end()) {
+    const auto [it, added] = group_of.try_emplace({r.algorithm, r.input}, groups.size());
+    const std::size_t g = it->second;
+    if (added) {
       groups.push_back({r.algorithm, r.input, {}, 0, true, 0, std::nullopt, ""});
       measured.push_back(false);
     }
