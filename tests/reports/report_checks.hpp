@@ -74,10 +74,12 @@ inline std::string read_text(const std::filesystem::path& path) {
 }
 
 /// Run cdpkit-report with `args`; returns the exit code, stdout and stderr in `out` and `err`.
-inline int run_report(const std::string& args, const std::filesystem::path& dir, std::string& out, std::string& err) {
+/// `shell` runs in the same shell first (e.g. "ulimit -v 800000;").
+inline int run_report(const std::string& args, const std::filesystem::path& dir, std::string& out, std::string& err,
+                      const std::string& shell = "") {
   const auto out_file = dir / "stdout.txt", err_file = dir / "stderr.txt";
-  const int rc = std::system((std::string(CDPKIT_REPORT_EXE) + " " + args + " >" + out_file.string() + " 2>" +
-                              err_file.string()).c_str());
+  const int rc = std::system((shell + " exec " + std::string(CDPKIT_REPORT_EXE) + " " + args + " >" +
+                              out_file.string() + " 2>" + err_file.string()).c_str());
   out = read_text(out_file);
   err = read_text(err_file);
   std::filesystem::remove(out_file);

@@ -6,13 +6,21 @@
 //    built (a deep value would overflow the stack when copied, printed or compared).
 // 2. The SAX parse builds the document with an explicit stack (nlohmann's parser does not
 //    recurse), keeps the depth cap as a second guard, and receives every syntax error, number
-//    overflow (1e999) and ill-formed UTF-8 with its byte position instead of an exception.
+//    overflow (1e999) and ill-formed UTF-8 with its byte position instead of an exception. It
+//    also keeps an account of the memory the document takes and stops, with a message, before
+//    it passes half of what the process can still allocate: a document is several times larger
+//    than its text (a number in an array takes 2 bytes of text and 32 of document), and running
+//    out of memory inside the parse would end in std::terminate, because destroying a partly
+//    built document allocates too.
 // 3. Validation walks the document field by field with a cursor holding the JSON pointer;
 //    free-form values (params, build) are moved out of the document, never deep-copied. Record
 //    rows are read column by column through record_fields, the table the writer uses.
 
 #include <cdpkit/schema/profile.hpp>
 #include <cdpkit/schema/text.hpp>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
@@ -21,7 +29,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
+#include <map>
+#include <new>
 #include <system_error>
 #include <unordered_set>
 #include <utility>
@@ -32,6 +41,36 @@ namespace cdpkit::schema {
 namespace {
 
 using json = nlohmann::json;
+
+/// Bytes this process can still allocate, as far as the system says: the address-space limit
+/// (RLIMIT_AS, `ulimit -v`) less the address space in use (/proc/self/statm), and the memory the
+/// system has available (MemAvailable in /proc/meminfo), whichever is smaller; SIZE_MAX where
+/// neither is known.
+std::size_t allocatable_bytes() {
+  std::size_t bytes = std::numeric_limits<std::size_t>::max();
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    std::size_t used = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      unsigned long pages = 0;
+      if (std::fscanf(f, "%lu", &pages) == 1) used = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+      std::fclose(f);
+    }
+    bytes = limit.rlim_cur > used ? static_cast<std::size_t>(limit.rlim_cur - used) : 0;
+  }
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      unsigned long long kib = 0;
+      if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+        bytes = std::min<std::size_t>(bytes, static_cast<std::size_t>(kib) * 1024);
+        break;
+      }
+    }
+    std::fclose(f);
+  }
+  return bytes;
+}
 
 /// "byte 12 (line 1, column 13)": a 0-based byte offset and the 1-based line and column.
 std::string where(const std::string& text, std::size_t offset) {
@@ -86,18 +125,20 @@ void check_nesting(const std::string& text, const std::string& name) {
 /// new element until it is closed.
 class document_builder {
  public:
-  explicit document_builder(json& root) : root_(root) {}
+  /// `budget`: the bytes the document may take (an estimate, document_bytes below).
+  document_builder(json& root, std::size_t budget) : root_(root), budget_(budget) {}
 
   bool null() { return add(json(nullptr)); }
   bool boolean(bool v) { return add(json(v)); }
   bool number_integer(json::number_integer_t v) { return add(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
   bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return add(json(v)); }
-  bool string(json::string_t& v) { return add(json(std::move(v))); }
-  bool binary(json::binary_t& v) { return add(json::binary(std::move(v))); }
-  bool start_object(std::size_t /*elements*/) { return open(json::object()); }
-  bool start_array(std::size_t /*elements*/) { return open(json::array()); }
+  bool string(json::string_t& v) { return charge(heap_bytes(v)) && add(json(std::move(v))); }
+  bool binary(json::binary_t& v) { return charge(v.size()) && add(json::binary(std::move(v))); }
+  bool start_object(std::size_t /*elements*/) { return charge(container_bytes) && open(json::object()); }
+  bool start_array(std::size_t /*elements*/) { return charge(container_bytes) && open(json::array()); }
   bool key(json::string_t& k) {
+    if (!charge(member_bytes + heap_bytes(k))) return false;
     slot_ = &(*open_.back())[std::move(k)];  // a repeated key: the last value wins, as in json::parse
     return true;
   }
@@ -117,6 +158,10 @@ class document_builder {
     return false;
   }
 
+  /// Whether the parse stopped because the document passed its budget, and the budget.
+  [[nodiscard]] bool over_budget() const noexcept { return over_budget_; }
+  [[nodiscard]] std::size_t budget() const noexcept { return budget_; }
+
   /// The error, located: the byte the parser stopped at, or the first byte of a number too large
   /// for a double.
   [[nodiscard]] std::string error(const std::string& text) const {
@@ -134,7 +179,26 @@ class document_builder {
   }
 
  private:
+  // What the document's values cost, roughly, beyond the text: an array element or a member's
+  // value is a json (16 bytes) in a vector that grows by doubling; a member is a node of a
+  // std::map (its key, its value and the tree's links); a string longer than the small-string
+  // buffer has a heap block; every heap block has the allocator's header.
+  static constexpr std::size_t block_bytes = 16;
+  static constexpr std::size_t element_bytes = 2 * sizeof(json);
+  static constexpr std::size_t member_bytes = sizeof(std::pair<const std::string, json>) + 4 * sizeof(void*) + block_bytes;
+  static constexpr std::size_t container_bytes = sizeof(std::map<std::string, json>) + block_bytes;
+  static std::size_t heap_bytes(const std::string& s) { return s.size() > 15 ? s.size() + 1 + block_bytes : 0; }
+
+  /// Adds `bytes` to the account; false (the parse stops) past the budget.
+  bool charge(std::size_t bytes) {
+    used_ += bytes;
+    if (used_ <= budget_) return true;
+    over_budget_ = true;
+    return false;
+  }
+
   bool add(json&& v) {
+    if (!charge(element_bytes)) return false;
     if (open_.empty()) {
       root_ = std::move(v);
       last_ = &root_;
@@ -162,6 +226,8 @@ class document_builder {
   }
 
   json& root_;
+  std::size_t budget_, used_ = 0;
+  bool over_budget_ = false;
   std::vector<json*> open_;
   json* slot_ = nullptr;
   json* last_ = nullptr;
@@ -174,14 +240,23 @@ class document_builder {
 json parse_document(const std::string& text, const std::string& name) {
   check_nesting(text, name);
   json doc;
-  document_builder builder(doc);
+  document_builder builder(doc, allocatable_bytes() / 2);
   bool ok = false;
   try {
     ok = json::sax_parse(text, &builder);
   } catch (const json::exception& e) {  // the parser reports through parse_error; never expected
     throw format_error(name + ": not valid JSON: " + plain_message(e.what()));
+  } catch (const std::bad_alloc&) {  // the budget is an estimate: a backstop
+    throw format_error(name + ": out of memory while parsing (" + std::to_string(text.size() >> 20) +
+                       " MiB of text)");
   }
-  if (!ok) throw format_error(name + ": not valid JSON at " + builder.error(text));
+  if (!ok) {
+    if (builder.over_budget())
+      throw format_error(name + ": " + std::to_string(text.size() >> 20) + " MiB of JSON would take more than " +
+                         std::to_string(builder.budget() >> 20) +
+                         " MiB of memory to read, half of what this process can still allocate");
+    throw format_error(name + ": not valid JSON at " + builder.error(text));
+  }
   return doc;
 }
 
@@ -712,10 +787,25 @@ profile load_profile(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw format_error(path + ": cannot open");
-  std::ostringstream text;
-  if (in.peek() != std::char_traits<char>::eof()) text << in.rdbuf();
-  if (in.bad()) throw format_error(path + ": read error");
-  return parse_profile(text.str(), path);
+  // The text is read into one string of the file's size (checked first against what the process
+  // can still allocate); the document's own budget is checked while it is parsed.
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0 || !in) throw format_error(path + ": read error");
+  const auto bytes = static_cast<std::uint64_t>(size);
+  if (bytes > max_profile_bytes) throw format_error(path + ": more than a profile may have");
+  if (const std::size_t can = allocatable_bytes(); bytes > can / 2)
+    throw format_error(path + ": " + std::to_string(bytes >> 20) + " MiB, more than half of the " +
+                       std::to_string(can >> 20) + " MiB this process can still allocate");
+  std::string text;
+  try {
+    text.resize(static_cast<std::size_t>(bytes));
+  } catch (const std::bad_alloc&) {
+    throw format_error(path + ": out of memory reading " + std::to_string(bytes >> 20) + " MiB");
+  }
+  if (bytes > 0 && !in.read(text.data(), static_cast<std::streamsize>(bytes))) throw format_error(path + ": read error");
+  return parse_profile(text, path);
 }
 
 }  // namespace cdpkit::schema
