@@ -194,3 +194,86 @@ TEST_CASE("the command line writes through a temporary file of its own and repla
   CHECK(tmp_files(dir).empty());
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a profile too large for the memory the process may use is refused with exit 2 and one line") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_memory";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // 30 million numbers in one array: 57 MiB of text, about 1 GiB as a parsed document
+  {
+    std::ofstream big(dir / "big.json", std::ios::binary);
+    big << "{\"schema\": \"" << cdpkit::schema::profile_schema << "\", \"runs\": [0";
+    const std::string chunk = [] {
+      std::string c;
+      for (int k = 0; k < 1000; ++k) c += ",0";
+      return c;
+    }();
+    for (int k = 0; k < 30000; ++k) big << chunk;
+    big << "]}";
+  }
+  const std::string args = (dir / "big.json").string() + " -o " + (dir / "out.html").string();
+  struct memory_case {
+    std::string ulimit, message;
+  };
+  // under 800 MB of address space the text fits and the document does not; under 120 MB not even
+  // the text does
+  const std::vector<memory_case> cases = {
+      {"ulimit -v 800000;", "MiB of JSON would take more than"},
+      {"ulimit -v 120000;", "MiB this process can still allocate"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.ulimit);
+    std::string out_text, err_text;
+    CHECK(run_report(args, dir, out_text, err_text, c.ulimit) == 2);
+    CAPTURE(err_text);
+    CHECK(err_text.rfind("cdpkit-report: " + (dir / "big.json").string() + ": ", 0) == 0);
+    CHECK(contains(err_text, c.message));
+    CHECK(std::count(err_text.begin(), err_text.end(), '\n') == 1);
+    CHECK_FALSE(std::filesystem::exists(dir / "out.html"));
+    CHECK(tmp_files(dir).empty());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the command line replaces an existing output only when it holds what the run writes") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_output_format";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string d = dir.string(), graph_text = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n";
+  std::ofstream(dir / "p.json") << valid_profile().dump();
+  std::ofstream(dir / "graph.mtx") << graph_text;
+  std::ofstream(dir / "notes.txt") << "my notes\n";
+  std::ofstream(dir / "old.html") << "\n  <!DOCTYPE html><p>an older report</p>";
+  std::ofstream(dir / "old.json") << "{\"traceEvents\": []}";
+  std::filesystem::create_symlink(dir / "notes.txt", dir / "link.html");
+  struct cli_case {
+    std::string args, output, kind;
+  };
+  const std::string p = d + "/p.json";
+  const std::vector<cli_case> cases = {
+      {p + " -o " + d + "/graph.mtx", d + "/graph.mtx", "an HTML report"},
+      {p + " -o " + d + "/notes.txt", d + "/notes.txt", "an HTML report"},
+      {p + " -o " + d + "/link.html", d + "/link.html", "an HTML report"},  // the link's target is a text
+      {p + " --format chrome-trace -o " + d + "/old.html", d + "/old.html", "a JSON document"},
+      {p + " -o " + d + "/old.json", d + "/old.json", "an HTML report"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.args);
+    std::string out_text, err_text;
+    CHECK(run_report(c.args, dir, out_text, err_text) == 2);
+    CHECK(err_text == "cdpkit-report: '" + c.output + "' exists and does not hold " + c.kind +
+                          ": refusing to replace it\n");
+    CHECK(tmp_files(dir).empty());
+  }
+  CHECK(read_text(dir / "graph.mtx") == graph_text);  // nothing replaced
+  CHECK(read_text(dir / "notes.txt") == "my notes\n");
+  CHECK(read_text(dir / "old.json") == "{\"traceEvents\": []}");
+  std::string out_text, err_text;  // a report over a report, a trace over a trace, an empty file
+  CHECK(run_report(p + " -o " + d + "/old.html", dir, out_text, err_text) == 0);
+  CHECK(read_text(dir / "old.html").rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(run_report(p + " --format chrome-trace -o " + d + "/old.json", dir, out_text, err_text) == 0);
+  CHECK(json::parse(read_text(dir / "old.json")).contains("traceEvents"));
+  std::ofstream(dir / "empty.html").flush();
+  CHECK(run_report(p + " -o " + d + "/empty.html", dir, out_text, err_text) == 0);
+  std::filesystem::remove_all(dir);
+}
