@@ -5,14 +5,10 @@
 #include <cdpkit/schema/text.hpp>
 #include <cdpkit/wait.hpp>
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
@@ -36,34 +32,8 @@ bool from_thrust(const std::exception& e) {
 }  // namespace
 
 CLI::Validator output_file(const std::string& kind, char first) {
-  return CLI::Validator(
-      [kind, first](std::string& text) -> std::string {
-        if (text.empty()) return {};
-        namespace fs = std::filesystem;
-        std::string target;
-        try {
-          target = schema::output_target(text);  // what the writer would replace, or its refusal
-        } catch (const schema::write_error& e) {
-          return e.what();
-        }
-        const fs::path path(target);
-        const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-        std::error_code ec;
-        if (!fs::is_directory(folder, ec))
-          return "'" + text + "': the folder '" + folder.string() + "' does not exist";
-        if (::access(folder.c_str(), W_OK | X_OK) != 0)
-          return "'" + text + "': cannot write in the folder '" + folder.string() + "'";
-        if (!fs::exists(path, ec)) return {};  // a new file (output_target refused what could not be read)
-        std::ifstream in(path, std::ios::binary);
-        if (!in.is_open()) return "'" + text + "' exists and cannot be read: refusing to replace it";
-        char c = 0;
-        while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-        }
-        if (in && c != first)
-          return "'" + text + "' exists and does not hold " + kind + ": refusing to replace it";
-        return {};
-      },
-      "FILE");
+  return CLI::Validator([kind, first](std::string& text) { return schema::output_refusal(text, kind, first); },
+                        "FILE");
 }
 
 void check_output_file(const std::string& option, const std::string& path, const std::string& kind, char first) {

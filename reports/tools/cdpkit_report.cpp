@@ -6,11 +6,13 @@
 // Needs no GPU and no CUDA. One error path: a bad command line, a malformed, truncated, too deep
 // or wrong-version profile, an output that is one of the profiles or not a regular file, an
 // unwritable output, even running out of memory, prints one line "cdpkit-report: <what>" to
-// stderr and exits with 2; no output file and no .tmp are left behind. --help and --version
-// print and exit with 0.
+// stderr and exits with 2; no output file and no .tmp are left behind. An existing output is
+// replaced only when it holds what the run writes (HTML, or JSON for a Chrome trace). --help and
+// --version print and exit with 0.
 
 #include <cdpkit/report/html.hpp>
 #include <cdpkit/report/profile.hpp>
+#include <cdpkit/schema/text.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -66,6 +68,12 @@ int run(int argc, char** argv) {
   }
   for (const auto& path : inputs)
     if (same_file(path, output)) return fail(output + ": the output is the input profile " + path + "; nothing written");
+  // an existing output is replaced only when it holds what this run writes (not a graph, a text...)
+  const bool html = format == "html";
+  if (const std::string why = cdpkit::schema::output_refusal(output, html ? "an HTML report" : "a JSON document",
+                                                             html ? '<' : '{');
+      !why.empty())
+    return fail(why);
   std::vector<cdpkit::report::profile> profiles;
   profiles.reserve(inputs.size());
   for (const auto& path : inputs) profiles.push_back(cdpkit::report::load_profile(path));

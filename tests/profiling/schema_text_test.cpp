@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -143,5 +145,36 @@ TEST_CASE("a file is written through a new temporary of its own, over a regular 
   std::size_t temporaries = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) temporaries += e.path().extension() == ".tmp";
   CHECK(temporaries == 2u);  // a.json.tmp and keep.tmp
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a write past the file-size limit fails with a message and leaves no temporary file") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_schema_fsize";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.json").string();
+  // In a child process: a 4 KiB file-size limit (what `ulimit -f 4` sets), then 64 KiB to write.
+  // Exit 0: write_error thrown and caught; anything else (SIGXFSZ's default ends the process)
+  // fails the case.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    rlimit limit{4096, 4096};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(3);
+    try {
+      schema::write_file_atomically(path, std::string(65536, 'x'));
+    } catch (const schema::write_error& e) {
+      ::_exit(std::string(e.what()).rfind(path + ": write failed", 0) == 0 ? 0 : 4);
+    }
+    ::_exit(5);  // written whole: the limit did not hold
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  bool tmp_left = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) tmp_left |= entry.path().extension() == ".tmp";
+  CHECK_FALSE(tmp_left);
+  CHECK_FALSE(std::filesystem::exists(path));
   std::filesystem::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 #include <cdpkit/schema/text.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 namespace cdpkit::schema {
@@ -50,6 +53,25 @@ struct remove_on_failure {
   ~remove_on_failure() {
     if (armed) std::remove(file.c_str());
   }
+};
+
+/// While alive, a write past the file-size limit (`ulimit -f`) fails with EFBIG instead of
+/// ending the process with SIGXFSZ, whose default action would leave the temporary file behind.
+/// The disposition is the process's: the one found is restored.
+struct file_size_signal_ignored {
+  struct sigaction previous {};
+  bool saved = false;
+  file_size_signal_ignored() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    saved = ::sigaction(SIGXFSZ, &ignore, &previous) == 0;
+  }
+  ~file_size_signal_ignored() {
+    if (saved) ::sigaction(SIGXFSZ, &previous, nullptr);
+  }
+  file_size_signal_ignored(const file_size_signal_ignored&) = delete;
+  file_size_signal_ignored& operator=(const file_size_signal_ignored&) = delete;
 };
 
 /// write(2) all of `text` to `fd`; false on any error.
@@ -131,6 +153,31 @@ std::string output_target(const std::string& path) {
   return target;
 }
 
+std::string output_refusal(const std::string& path, const std::string& kind, char first) {
+  if (path.empty()) return {};
+  namespace fs = std::filesystem;
+  std::string target;
+  try {
+    target = output_target(path);  // what the writer would replace, or its refusal
+  } catch (const write_error& e) {
+    return e.what();
+  }
+  const fs::path file(target);
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return "'" + path + "': the folder '" + folder.string() + "' does not exist";
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    return "'" + path + "': cannot write in the folder '" + folder.string() + "'";
+  if (!fs::exists(file, ec)) return {};  // a new file (output_target refused what could not be read)
+  std::ifstream in(file, std::ios::binary);
+  if (!in.is_open()) return "'" + path + "' exists and cannot be read: refusing to replace it";
+  char c = 0;
+  while (in.get(c) && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+  }
+  if (in && c != first) return "'" + path + "' exists and does not hold " + kind + ": refusing to replace it";
+  return {};
+}
+
 void write_file_atomically(const std::string& path, std::string_view text) {
   if (path.empty()) throw write_error("empty output path");
   // 1. What is there: nothing, a regular file, or a link to one (its target is replaced).
@@ -142,7 +189,11 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   if (fd < 0) throw write_error(path + ": cannot create '" + tmp + "' for writing: " + std::strerror(errno));
   guard.armed = true;
   // 3. Its contents, on disk before the rename: a crash leaves the old file or the new one.
-  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  bool written = false;
+  {
+    const file_size_signal_ignored no_sigxfsz;
+    written = write_all(fd, text) && ::fsync(fd) == 0;
+  }
   const int write_errno = errno;
   if (::close(fd) != 0 || !written)
     throw write_error(path + ": write failed (disk full?): " + std::strerror(written ? errno : write_errno));
