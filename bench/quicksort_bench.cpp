@@ -33,6 +33,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -107,7 +108,8 @@ int main(int argc, char** argv) {
   app.add_option("--simple-reps", simple_reps, "timed repetitions of simple (at most --reps)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
-  app.add_option("--seed", seed, "key generator seed")->capture_default_str();
+  app.add_option("--seed", seed, "key generator seed")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   cdpkit::launch_config config;
   cdpkit::harness::add_launch_options(app, config);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")

@@ -149,14 +149,17 @@ std::uint64_t sort_host_bytes(sort_key_type type, std::uint64_t n, bool by_key) 
   return bytes;
 }
 
-void require_sort_memory(sort_key_type type, std::uint64_t n, bool by_key,
-                         const std::vector<quicksort_variant>& variants) {
+void require_sort_host_memory(sort_key_type type, std::uint64_t n, bool by_key) {
   if (n > quicksort_max_keys)
     throw input_error("quicksort of " + std::to_string(n) + " keys: at most " +
                       std::to_string(quicksort_max_keys) + " (quicksort_max_keys)");
-  const std::string what = memory_what(type, n, by_key);
-  require_device_memory(sort_device_bytes(type, n, by_key, variants), what);
-  require_host_memory(sort_host_bytes(type, n, by_key), what);
+  require_host_memory(sort_host_bytes(type, n, by_key), memory_what(type, n, by_key));
+}
+
+void require_sort_memory(sort_key_type type, std::uint64_t n, bool by_key,
+                         const std::vector<quicksort_variant>& variants) {
+  require_sort_host_memory(type, n, by_key);
+  require_device_memory(sort_device_bytes(type, n, by_key, variants), memory_what(type, n, by_key));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
   app.add_option("--cap", cap, "most points of one curve")
       ->capture_default_str()
       ->check(CLI::Range(2u, cdpkit::max_point_cap));
-  app.add_option("--seed", seed, "seed of the generators")->capture_default_str();
+  app.add_option("--seed", seed, "seed of the generators")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")->capture_default_str();
   app.add_option("--window", window_box,

@@ -26,6 +26,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,8 +51,10 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threshold", threshold, "launch threshold T (default: chosen per level)");
-  app.add_option("--sweep", sweep, "also run thresholded with each of these T")->delimiter(',');
-  app.add_option("--seed", seed, "generator seed")->capture_default_str();
+  cdpkit::harness::add_whole_number_list_option(app, "--sweep", sweep,
+                                                "also run thresholded with each of these T (comma-separated)");
+  app.add_option("--seed", seed, "generator seed")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   app.add_flag("--directed", directed, "keep edge directions (default: symmetrize)");
   app.add_flag("--allow-sparse-ids", allow_sparse_ids,

@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0u, 0x7fffffffu));
   app.add_option("--giant-len", seg.giant_len, "giant segment length")->capture_default_str();
   app.add_option("--equal-len", seg.equal_len, "equal segment length")->capture_default_str();
-  app.add_option("--seed", seg.seed, "workload seed")->capture_default_str();
+  app.add_option("--seed", seg.seed, "workload seed")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions per policy")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));

@@ -29,6 +29,7 @@
 
 #include <iostream>
 #include <optional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threshold", threshold, "thresholded: launch quadrants of more points (default 4096)");
-  app.add_option("--seed", seed, "generator seed")->capture_default_str();
+  app.add_option("--seed", seed, "generator seed")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   cdpkit::harness::sample_options opts;
   cdpkit::harness::add_sample_options(app, opts);

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -74,7 +75,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str();
   app.add_flag("--by-key", by_key, "sort u32 values along with the keys (quicksort_by_key)");
-  app.add_option("--seed", seed, "key generator seed")->capture_default_str();
+  app.add_option("--seed", seed, "key generator seed")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions per variant")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -103,6 +105,9 @@ int main(int argc, char** argv) {
       }
     }
 
+    // The host's memory needs no GPU: a size too large for it is a command-line error (exit 2)
+    // on any machine.
+    cdpkit::harness::require_sort_host_memory(type, n, by_key);
     cdpkit::require_cuda_device();  // after the arguments: one clear line, exit 3 without a GPU
     cdpkit::launch_runtime runtime(opts.launch);
     // Before generating anything: the sizes against the device's and the host's memory.

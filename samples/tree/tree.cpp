@@ -29,6 +29,7 @@
 
 #include <iostream>
 #include <optional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
   app.add_option("--child-block-threads", child_block_threads, "threads per block of the child grids")
       ->capture_default_str()
       ->check(CLI::Range(32, 1024));
-  app.add_option("--seed", seed, "generator seed")->capture_default_str();
+  app.add_option("--seed", seed, "generator seed")->capture_default_str()
+      ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
   cdpkit::harness::sample_options opts;
   opts.launch = cdpkit::harness::tree_launch_config();

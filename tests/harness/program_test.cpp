@@ -50,6 +50,7 @@ const std::string tree = CDPKIT_SAMPLE_TREE;
 const std::string quadtree = CDPKIT_SAMPLE_QUADTREE;
 const std::string spmv = CDPKIT_SAMPLE_SPMV;
 const std::string bezier = CDPKIT_SAMPLE_BEZIER;
+const std::string quicksort = CDPKIT_SAMPLE_QUICKSORT;
 
 }  // namespace
 
@@ -170,7 +171,16 @@ TEST_CASE("bad graphs, numbers and output paths are exit 2 before the GPU is ask
         std::pair{spmv + " --profile /nonexistent/p.json", std::string("the folder '/nonexistent' does not exist")},
         std::pair{spmv + " --matrix " + graph + " --profile " + graph,
                   std::string("exists and does not hold a JSON document: refusing to replace it")},
-        std::pair{bezier + " --svg " + graph, std::string("exists and does not hold an SVG picture")}}) {
+        std::pair{bezier + " --svg " + graph, std::string("exists and does not hold an SVG picture")},
+        // numbers CLI11 alone would wrap, saturate or read as 0
+        std::pair{bfs + " --graph rmat:10 --seed -1", std::string("--seed: '-1' is not a whole number in [0, ")},
+        std::pair{tree + " --seed 18446744073709551616", std::string("'18446744073709551616' is not a whole number")},
+        std::pair{bfs + " --graph rmat:10 --sweep 1,,2", std::string("--sweep: '' is not a whole number")},
+        std::pair{bfs + " --graph rmat:10 --sweep ''", std::string("--sweep: '' is not a whole number")},
+        // checks that need no GPU come before the GPU is asked for
+        std::pair{l2c + " --pending-limit 1024 --pending-budget 1024", std::string("leaves no headroom below")},
+        std::pair{"CDPKIT_HOST_MEMORY_LIMIT=1000000 " + quicksort + " --n 1048576",
+                  std::string("of host memory; only")}}) {
     CAPTURE(command);
     const auto r = run(command);
     CHECK(r.exit_code == 2);

@@ -86,6 +86,14 @@ struct runtime_storage;
 /// The name of the kernel launch_runtime::read_device_clock runs (extern "C": not mangled).
 inline constexpr const char* device_clock_kernel = "cdpkit_device_clock";
 
+/// Throws cdpkit::input_error for a configuration launch_runtime would refuse, without touching
+/// the device: a negative limit or budget, a max_depth outside [0, 65535], a budget above
+/// safe_pending_fraction of an explicit limit (unless allow_unsafe_budget), or a budget whose
+/// automatic limit would exceed 10^8. launch_runtime's constructor calls it first; a program
+/// calls it right after reading its options, so that a bad option is a command-line error
+/// whether or not the machine has a GPU.
+void check_launch_config(const launch_config& config);
+
 /// Owns the launch layer's device state for the current device. Move-only RAII.
 ///
 /// One runtime serves any number of algorithm calls; algorithms use default_runtime() unless
@@ -98,9 +106,8 @@ class launch_runtime {
   /// restored when the last runtime that needed it goes) and allocates the state. Also sets the
   /// release threshold of the device's default memory pool to "keep", so that the algorithms'
   /// stream-ordered scratch is reused across calls instead of being unmapped at every sync.
-  /// Throws cdpkit::input_error for a negative limit/budget, a max_depth outside [0, 65535] or a
-  /// budget above safe_pending_fraction of an explicit limit (unless allow_unsafe_budget);
-  /// cdpkit::no_device_error without a usable GPU; cdpkit::cuda_error when the device refuses.
+  /// Throws cdpkit::input_error for what check_launch_config() refuses; cdpkit::no_device_error
+  /// without a usable GPU; cdpkit::cuda_error when the device refuses.
   explicit launch_runtime(launch_config config = {});
   ~launch_runtime();
   /// Move-only RAII: the device state (and the device-wide limit it holds) moves with it. A

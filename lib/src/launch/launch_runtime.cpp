@@ -212,7 +212,20 @@ stream_kind parse_stream_kind(const std::string& name) {
   return detail::parse_enum_name(name, "stream kind", stream_kinds);
 }
 
-launch_runtime::launch_runtime(launch_config config) : config_(config) {
+namespace {
+
+/// The budget a configuration asks for before the device is asked anything: the given one, or
+/// the default (safe_pending_fraction of an explicit limit, else default_pending_budget).
+int requested_budget(const launch_config& config) {
+  if (config.pending_budget > 0) return config.pending_budget;
+  if (config.pending_launch_limit > 0)
+    return std::max(1, static_cast<int>(std::floor(config.pending_launch_limit * safe_pending_fraction)));
+  return default_pending_budget;
+}
+
+}  // namespace
+
+void check_launch_config(const launch_config& config) {
   if (config.pending_launch_limit < 0)
     throw input_error("launch_config::pending_launch_limit must be >= 0, got " +
                       std::to_string(config.pending_launch_limit));
@@ -223,24 +236,27 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
     throw input_error("launch_config::max_depth must be in [0, 65535], got " +
                       std::to_string(config.max_depth));
   // The budget and the device limit it needs (see safe_pending_fraction).
+  const int budget = requested_budget(config);
   if (config.pending_launch_limit > 0) {
     const int safe = std::max(
         1, static_cast<int>(std::floor(config.pending_launch_limit * safe_pending_fraction)));
-    pending_budget_ = config.pending_budget > 0 ? config.pending_budget : safe;
-    if (pending_budget_ > safe && !config.allow_unsafe_budget)
-      throw input_error("launch_config::pending_budget " + std::to_string(pending_budget_) +
+    if (budget > safe && !config.allow_unsafe_budget)
+      throw input_error("launch_config::pending_budget " + std::to_string(budget) +
                         " leaves no headroom below pending_launch_limit " +
                         std::to_string(config.pending_launch_limit) + " (at most " +
                         std::to_string(safe) +
                         ": the device runtime can stall at its limit; leave the limit at 0 to"
                         " have it raised, or set allow_unsafe_budget)");
-  } else {
-    pending_budget_ = config.pending_budget > 0 ? config.pending_budget : default_pending_budget;
-  }
-  const double needed = std::ceil(pending_budget_ / safe_pending_fraction);
-  if (config.pending_launch_limit == 0 && needed > 1e8)
-    throw input_error("launch_config::pending_budget " + std::to_string(pending_budget_) +
+  } else if (std::ceil(budget / safe_pending_fraction) > 1e8) {
+    throw input_error("launch_config::pending_budget " + std::to_string(budget) +
                       " is too large (the device limit it needs would exceed 10^8)");
+  }
+}
+
+launch_runtime::launch_runtime(launch_config config) : config_(config) {
+  check_launch_config(config);
+  pending_budget_ = requested_budget(config);
+  const double needed = std::ceil(pending_budget_ / safe_pending_fraction);
 
   require_cuda_device();
   auto storage = std::make_unique<detail::runtime_storage>();

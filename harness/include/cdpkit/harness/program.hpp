@@ -12,6 +12,7 @@
 // caused); 3 CUDA or the device (cdpkit::cuda_error, no CUDA device, the watchdog). Every message
 // is one line on stderr that starts with the program's name.
 
+#include <cdpkit/error.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/version.hpp>
 
@@ -25,6 +26,7 @@
 #include <iostream>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cdpkit::harness {
@@ -36,6 +38,48 @@ int run_program(const char* name, const std::function<bool()>& body);
 
 /// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
 void apply_timeout_option(double seconds);
+
+/// A CLI11 check for an unsigned option (or each item of a list): decimal digits only, at most
+/// `max`. CLI11 alone reads "-1" into an unsigned 64-bit option as 2^64 - 1, saturates 2^64 and
+/// reads an empty list item as 0; each is refused here, naming the text.
+inline CLI::Validator whole_number(std::uint64_t max) {
+  const std::string top = std::to_string(max);
+  return CLI::Validator(
+      [top](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        std::string value = digits ? text.substr(std::min(text.find_first_not_of('0'), text.size() - 1)) : "";
+        const bool inside = digits && (value.size() < top.size() || (value.size() == top.size() && value <= top));
+        return inside ? std::string() : "'" + text + "' is not a whole number in [0, " + top + "]";
+      },
+      "UINT in [0, " + top + "]");
+}
+
+/// Add an option taking a comma-separated list of whole numbers in [0, max], written into
+/// `values`: every item must pass whole_number(max), so an empty item ("1,,2", or an empty
+/// value) is a command-line error naming the option, where CLI11's own splitting would drop it.
+template <class T>
+void add_whole_number_list_option(CLI::App& app, const std::string& name, std::vector<T>& values,
+                                  const std::string& description) {
+  const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+  app.add_option_function<std::string>(
+         name,
+         [&values, name, max](const std::string& text) {
+           std::vector<T> out;
+           std::size_t from = 0;
+           while (true) {
+             const std::size_t comma = text.find(',', from);
+             std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+             const std::string why = whole_number(max)(item);
+             if (!why.empty()) throw CLI::ValidationError(name, why);
+             out.push_back(static_cast<T>(std::stoull(item)));
+             if (comma == std::string::npos) break;
+             from = comma + 1;
+           }
+           values = std::move(out);
+         },
+         description)
+      ->type_name("UINT,...");
+}
 
 /// A CLI11 check for a real-valued option: a finite number in [lo, hi], or in (lo, hi] when
 /// `lo_open`; hi = infinity leaves it unbounded above. NaN and the infinities are refused, which
@@ -81,8 +125,17 @@ void check_output_file(const std::string& option, const std::string& path, const
 
 /// Add the launch layer's options to a program: --pending-limit, --pending-budget,
 /// --serialize-warp-launches and --record-refusals, written into `config` when parsed (defaults
-/// as in cdpkit::launch_config).
+/// as in cdpkit::launch_config). Once the command line is read, the configuration is checked
+/// (check_launch_config: a budget without headroom below the limit, say) as a command-line error,
+/// before any GPU check. Takes the app's final callback.
 inline void add_launch_options(CLI::App& app, launch_config& config) {
+  app.final_callback([&config] {
+    try {
+      check_launch_config(config);
+    } catch (const input_error& e) {
+      throw CLI::ValidationError("--pending-limit/--pending-budget", e.what());
+    }
+  });
   app.add_option("--pending-limit", config.pending_launch_limit,
                  "cudaLimitDevRuntimePendingLaunchCount (0: raised as the budget needs)")
       ->capture_default_str()

@@ -59,9 +59,14 @@ std::uint64_t sort_device_bytes(sort_key_type type, std::uint64_t n, bool by_key
 /// run's output and, by key, the values and a permutation bitmap.
 std::uint64_t sort_host_bytes(sort_key_type type, std::uint64_t n, bool by_key);
 
+/// Throws cdpkit::input_error when n is above quicksort_max_keys or the case's host side
+/// (sort_host_bytes) would not fit the host's available memory (cdpkit/memory.hpp). Needs no GPU:
+/// a program checks this before the device.
+void require_sort_host_memory(sort_key_type type, std::uint64_t n, bool by_key);
+
 /// Throws cdpkit::input_error ("<what> needs N bytes of device memory, ...") when a sort_runner
-/// for this case would not fit the device's free memory or the host's available memory
-/// (cdpkit/memory.hpp). The benchmark calls it to skip what does not fit.
+/// for this case would not fit the host's available memory (require_sort_host_memory, checked
+/// first) or the device's free memory. The benchmark calls it to skip what does not fit.
 void require_sort_memory(sort_key_type type, std::uint64_t n, bool by_key,
                          const std::vector<quicksort_variant>& variants);
 
