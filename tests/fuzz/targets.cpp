@@ -9,8 +9,9 @@
 // 2b. matrix_market_matrix: parse_matrix_market_matrix(text) with sparse dimensions allowed (up to
 //    2^22), then with the default options; an accepted matrix must keep csr_matrix's invariants
 //    and, when small, equal a reference read here naively (the text is valid: a std::map of the
-//    entries, mirrored and summed by the documented rules), and a float SpMV of it must pass
-//    spmv_mismatches against spmv_reference.
+//    entries, mirrored and summed by the documented rules), and a float SpMV of it must stay finite
+//    (each row's sum of |values| within max_matrix_row_magnitude) and pass spmv_mismatches against
+//    spmv_reference.
 // 3. path_list / parent_array: parse_path_list / parse_parent_array(text); an accepted tree must
 //    be a tree (children sorted and listed once under their parent, one root, every node
 //    reachable), and the CPU references must agree with each other (the root's subtree is the
@@ -180,14 +181,16 @@ void check_matrix(const std::string& text, const csr_matrix& m, std::uint64_t pa
   const std::vector<double> y = spmv_reference(m, x);
   std::vector<float> got(m.rows);
   for (std::uint32_t r = 0; r < m.rows; ++r) {
-    double magnitude = 0;
+    double values = 0;  // the row's sum of |a_rj|: the reader bounds it, so that the float sum stays finite
     float sum = 0;
     for (std::uint32_t k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) {
-      magnitude += std::fabs(static_cast<double>(m.values[k]) * x[m.col_indices[k]]);
+      values += std::fabs(static_cast<double>(m.values[k]));
       sum += m.values[k] * x[m.col_indices[k]];
     }
-    // rows whose float sum may overflow are not the checker's business
-    got[r] = magnitude < 1e30 ? sum : static_cast<float>(y[r]);
+    check(values <= max_matrix_row_magnitude, "matrix reader: accepted row " + std::to_string(r) +
+                                                  " whose sum of |values| passes max_matrix_row_magnitude");
+    check(std::isfinite(sum), "a float SpMV of an accepted matrix overflows at row " + std::to_string(r));
+    got[r] = sum;
   }
   check(spmv_mismatches(m, x, got, y) == 0, "spmv_mismatches: a float SpMV of an accepted matrix fails the checker");
 }

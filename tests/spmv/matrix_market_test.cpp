@@ -230,6 +230,41 @@ TEST_CASE("every malformed Matrix Market matrix is an input_error naming the lin
   CHECK(mm_error(real + "2 2 1\n1 1 1\n") == "no error");  // the table's own head is valid
 }
 
+TEST_CASE("a Matrix Market file whose row sum would overflow single precision is refused, naming the row") {
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n";
+  // every value is within the float range, but row 2's |values| sum to about 6e38: with |x_j| up
+  // to 1, y = A x could overflow in float
+  CHECK(mm_error(head + "3 3 3\n1 1 1\n2 1 3e38\n2 3 -3e38\n") ==
+        "t.mtx: row 2: the sum of |values| (6.00000001e+38) would overflow single precision (at most "
+        "1.70141183e+38, half the float range: y = A x sums it in float, with |x_j| <= 1)");
+  // the fuzz target's input (regress_row_sum_overflow.mtx): its float SpMV overflowed to infinity
+  CHECK(mm_error(head + "1 3 2\n1 2 3e38\n1 3 3e38\n")
+            .rfind("t.mtx: row 1: the sum of |values| (6.00000001e+38) would", 0) == 0);
+  // a mirrored entry counts in its row: row 1 gets (1, 2) and (1, 3) from the lower triangle
+  CHECK(mm_error("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1e38\n3 1 1e38\n")
+            .rfind("t.mtx: row 1: the sum of |values| (1.99999994e+38) would", 0) == 0);
+  // a file names its path
+  temp_dir dir;
+  const std::string path = dir.file("big.mtx", head + "2 2 2\n2 1 2e38\n2 2 2e38\n");
+  CHECK(input_error_of([&] { return cdpkit::load_matrix(path); }).rfind(path + ": row 2: the sum of |values|", 0) == 0);
+
+  // up to the bound (2^127) a row is accepted, and its float product stays finite
+  CHECK(cdpkit::max_matrix_row_magnitude == 0x1p127);
+  const auto m =
+      cdpkit::parse_matrix_market_matrix(head + "2 3 4\n1 1 8.5e37\n1 3 -8.5e37\n2 2 1.7e38\n2 3 1\n", "m.mtx");
+  CHECK(m.values == floats{8.5e37f, -8.5e37f, 1.7e38f, 1.0f});
+  const std::vector<float> x = cdpkit::make_spmv_vector(m.cols);
+  for (std::uint32_t r = 0; r < m.rows; ++r) {
+    CAPTURE(r);
+    float y = 0;
+    for (auto k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k) y += m.values[k] * x[m.col_indices[k]];
+    CHECK(std::isfinite(y));
+  }
+  // and just past it, refused
+  CHECK(mm_error(head + "1 2 2\n1 1 1.7e38\n1 2 1e37\n")
+            .rfind("t.mtx: row 1: the sum of |values| (1.79999998e+38) would", 0) == 0);
+}
+
 TEST_CASE("a Matrix Market matrix declaring more than its text or the host can hold is refused before allocating") {
   const std::string head = "%%MatrixMarket matrix coordinate real general\n";
   SUBCASE("an entry count larger than the file") {

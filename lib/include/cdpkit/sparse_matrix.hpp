@@ -122,6 +122,15 @@ struct matrix_read_options {
 /// Saturates at UINT64_MAX.
 [[nodiscard]] std::uint64_t matrix_market_host_bytes(std::uint64_t rows, std::uint64_t entries) noexcept;
 
+/// The largest sum of |values| a row of a matrix read from a file may have: 2^127, half the float
+/// range. y = A x runs in single precision with x from make_spmv_vector (|x_j| <= 1), so every
+/// product, partial sum and result of the row stays within sum |a_rj| * max |x_j| plus its
+/// rounding, which the other half covers: its worst case, about n * 2^-24 times the sum for n
+/// entries, stays below it up to 2^24 entries, and typically (sqrt(n) * 2^-24) for any row. A
+/// row beyond it could overflow to infinity in any variant, whose check would then fail on a
+/// matrix the reader accepted. (Generated values are below 1.5: no generated row comes near it.)
+inline constexpr double max_matrix_row_magnitude = 0x1p127;
+
 /// A Matrix Market coordinate matrix: "%%MatrixMarket matrix coordinate FIELD SYMMETRY" with FIELD
 /// real (or double), integer or pattern and SYMMETRY general, symmetric or skew-symmetric, then
 /// '%' comments and blank lines, "ROWS COLS ENTRIES", and one "ROW COL [VALUE]" line per entry
@@ -142,8 +151,9 @@ struct matrix_read_options {
 /// an integer field takes integers only), not finite (NaN, infinity) or outside the float range;
 /// an extra field on an entry line; a diagonal entry in a skew-symmetric file; an entry in the
 /// other triangle than the file's first off-diagonal entry (symmetric, skew-symmetric); more or
-/// fewer entries than declared. Without a line: duplicates summing past the float range, more than
-/// 2^32 - 1 entries after expansion, too little host memory (matrix_market_host_bytes).
+/// fewer entries than declared. Without a line: duplicates summing past the float range, a row
+/// whose sum of |values| is more than max_matrix_row_magnitude (naming the row, 1-based), more
+/// than 2^32 - 1 entries after expansion, too little host memory (matrix_market_host_bytes).
 csr_matrix parse_matrix_market_matrix(const std::string& text, const std::string& name,
                                       const matrix_read_options& options = {});
 

@@ -10,7 +10,9 @@
 //      the rest of the file can hold is reserved (twice that for a symmetric file, expanded);
 //   3. max(rows, cols) must fit dense_vertex_bound(entries) unless sparse dimensions are allowed,
 //      and max_dimension always; the host memory for the entries and the CSR is checked before
-//      the entries are reserved.
+//      the entries are reserved;
+//   4. what is accepted can be multiplied in single precision: each row's sum of |values| is at
+//      most max_matrix_row_magnitude (2^127), so that no variant's y = A x overflows.
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/memory.hpp>
@@ -25,6 +27,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -42,20 +45,41 @@ double parse_value(std::string_view token, bool integer, const std::string& fiel
                    std::uint64_t line) {
   if (token.empty()) fail_at(name, line, "missing value (field is " + field + ")");
   const std::string s(token);
-  const std::string quoted = "value '" + s + "'";
+  const std::string value_text = "value " + quoted_input(token);
   if (integer) {
     const std::string_view digits = token.front() == '+' || token.front() == '-' ? token.substr(1) : token;
-    if (!detail::all_digits(digits)) fail_at(name, line, quoted + " is not an integer (field is integer)");
+    if (!detail::all_digits(digits)) fail_at(name, line, value_text + " is not an integer (field is integer)");
   }
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   const bool parsed = end == s.c_str() + s.size();
   const bool decimal = s.find_first_not_of("0123456789+-.eE") == std::string::npos;
   if (parsed && !decimal && !std::isfinite(v))
-    fail_at(name, line, quoted + " is not finite (NaN and infinity are refused)");
-  if (!parsed || !decimal) fail_at(name, line, quoted + " is not a number");
-  if (!(std::fabs(v) <= FLT_MAX)) fail_at(name, line, quoted + " is outside the float range (|v| <= 3.40282347e38)");
+    fail_at(name, line, value_text + " is not finite (NaN and infinity are refused)");
+  if (!parsed || !decimal) fail_at(name, line, value_text + " is not a number");
+  if (!(std::fabs(v) <= FLT_MAX))
+    fail_at(name, line, value_text + " is outside the float range (|v| <= 3.40282347e38)");
   return v;
+}
+
+/// Throws "<name>: row R: ..." (R 1-based, as in the file) for the first row whose sum of |values|
+/// times max |x_j| is above max_matrix_row_magnitude: y = A x in float could overflow there
+/// (sparse_matrix.hpp says why the bound is half the float range).
+void check_row_magnitudes(const csr_matrix& m, const std::string& name) {
+  constexpr double max_x = 1.0;  // make_spmv_vector: x in [-1, 1)
+  for (std::uint32_t r = 0; r < m.rows; ++r) {
+    double sum = 0;  // at most 2^32 values below 2^128: exact enough, and finite, in double
+    for (std::uint32_t k = m.row_offsets[r]; k < m.row_offsets[r + 1]; ++k)
+      sum += std::fabs(static_cast<double>(m.values[k]));
+    if (!(sum * max_x <= max_matrix_row_magnitude)) {
+      std::ostringstream s;
+      s.precision(9);
+      s << name << ": row " << r + 1 << ": the sum of |values| (" << sum
+        << ") would overflow single precision (at most " << max_matrix_row_magnitude
+        << ", half the float range: y = A x sums it in float, with |x_j| <= 1)";
+      throw input_error(s.str());
+    }
+  }
 }
 
 std::string read_file(const std::string& path, const matrix_read_options& options) {
@@ -78,12 +102,13 @@ csr_matrix parse_matrix_market_matrix(const std::string& text, const std::string
   if (field == "complex")
     fail_at(name, 1, "field 'complex' is not supported (real, integer or pattern: the values are single-precision reals)");
   if (field != "real" && field != "double" && field != "integer" && field != "pattern")
-    fail_at(name, 1, "field '" + field + "' is not supported (real, integer or pattern)");
+    fail_at(name, 1, "field " + quoted_input(field) + " is not supported (real, integer or pattern)");
   if (symmetry == "hermitian")
     fail_at(name, 1, "symmetry 'hermitian' is not supported (general, symmetric or skew-symmetric; hermitian "
                      "matrices are complex)");
   if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
-    fail_at(name, 1, "symmetry '" + symmetry + "' is not supported (general, symmetric or skew-symmetric)");
+    fail_at(name, 1,
+            "symmetry " + quoted_input(symmetry) + " is not supported (general, symmetric or skew-symmetric)");
   const bool pattern = field == "pattern", integer = field == "integer";
   const bool skew = symmetry == "skew-symmetric", mirrored = symmetry != "general";
   if (pattern && skew)
@@ -125,7 +150,7 @@ csr_matrix parse_matrix_market_matrix(const std::string& text, const std::string
     if (!pattern) value = parse_value(next_token(s), integer, field, name, at);
     const std::string_view extra = next_token(s);
     if (!extra.empty())
-      fail_at(name, at, "extra field '" + std::string(extra) + "' after the " + (pattern ? "column index" : "value") +
+      fail_at(name, at, "extra field " + quoted_input(extra) + " after the " + (pattern ? "column index" : "value") +
                             " (field is " + field + ")");
     const std::string where = "(" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")";
     if (skew && i == j)
@@ -148,8 +173,12 @@ csr_matrix parse_matrix_market_matrix(const std::string& text, const std::string
   detail::check_matrix_market_count(lines, read, size, name);
 
   // 4. the CSR: rows sorted, duplicates summed (pattern: merged)
-  return detail::csr_from_entries(std::move(entries), static_cast<std::uint32_t>(size.rows),
-                                  static_cast<std::uint32_t>(size.cols), pattern, options.pattern_seed, name);
+  csr_matrix m = detail::csr_from_entries(std::move(entries), static_cast<std::uint32_t>(size.rows),
+                                          static_cast<std::uint32_t>(size.cols), pattern, options.pattern_seed, name);
+
+  // 5. every row's product within single precision
+  check_row_magnitudes(m, name);
+  return m;
 }
 
 csr_matrix read_matrix_market_matrix(const std::string& path, const matrix_read_options& options) {
