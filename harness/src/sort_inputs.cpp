@@ -482,7 +482,7 @@ sort_key_type parse_sort_key_type(const std::string& name) {
     aliases += aliases.empty() ? "" : ", ";
     aliases += a;
   }
-  throw input_error("unknown sort key type '" + name + "' (choose one of: " + choices +
+  throw input_error("unknown sort key type " + cdpkit::quoted_input(name) + " (choose one of: " + choices +
                     "; or " + aliases + ")");
 }
 

@@ -172,6 +172,54 @@ TEST_CASE("edge lists parse comments tabs and CRLF and reject malformed lines") 
   CHECK(el_error("-1 2\n") == "t.txt:1: source vertex id '-1' is not a non-negative integer");
 }
 
+TEST_CASE("quoted_input() keeps printable ASCII, escapes every other byte, the backslash and the quote, and cuts long text") {
+  CHECK(cdpkit::quoted_input("abc") == "'abc'");
+  CHECK(cdpkit::quoted_input("") == "''");
+  CHECK(cdpkit::quoted_input(" ~ rmat:20 ") == "' ~ rmat:20 '");
+  CHECK(cdpkit::quoted_input("it's a\\b") == "'it\\'s a\\\\b'");
+  CHECK(cdpkit::quoted_input(std::string_view("\r\n\t\0", 4)) == "'\\r\\n\\t\\0'");
+  CHECK(cdpkit::quoted_input("\x1b[31mred") == "'\\x1b[31mred'");
+  CHECK(cdpkit::quoted_input("\x01\x7f\x80\xff") == "'\\x01\\x7f\\x80\\xff'");
+  CHECK(cdpkit::quoted_input("caf\xc3\xa9") == "'caf\\xc3\\xa9'");  // UTF-8 shows as its bytes
+  // every byte alone: printable ASCII only in the result, and a printable byte stays as it is
+  for (int b = 0; b < 256; ++b) {
+    CAPTURE(b);
+    const std::string q = cdpkit::quoted_input(std::string(1, static_cast<char>(b)));
+    CHECK(std::all_of(q.begin(), q.end(), [](char c) { return c >= 0x20 && c <= 0x7e; }));
+    if (b >= 0x20 && b <= 0x7e && b != '\\' && b != '\'') CHECK(q == std::string{'\'', static_cast<char>(b), '\''});
+    else CHECK((q.size() == 4 || q.size() == 6));  // '\r' or '\x01'
+  }
+  // cut after at most max_chars characters of the escaped text, never inside an escape
+  CHECK(cdpkit::quoted_input("abcdef", 4) == "'abcd...'");
+  CHECK(cdpkit::quoted_input("abcd", 4) == "'abcd'");
+  CHECK(cdpkit::quoted_input("ab\x01", 4) == "'ab...'");
+  CHECK(cdpkit::quoted_input("ab\\", 4) == "'ab\\\\'");
+  CHECK(cdpkit::quoted_input("abc\\", 4) == "'abc...'");
+  CHECK(cdpkit::quoted_input("x", 0) == "'...'");
+  CHECK(cdpkit::quoted_input(std::string(80, 'a')) == "'" + std::string(80, 'a') + "'");
+  CHECK(cdpkit::quoted_input(std::string(81, 'a')) == "'" + std::string(80, 'a') + "...'");
+  CHECK(cdpkit::quoted_input(std::string(40 << 20, '7')) == "'" + std::string(80, '7') + "...'");  // a 40 MB token
+}
+
+TEST_CASE("an edge list line with control bytes and a 1 MB token gives a short message with the bytes escaped") {
+  // ESC (a terminal's "clear screen"), CR and NUL inside the target id, then 1 MB of letters
+  std::string text = "0 1\n0 7\x1b[2J\r";
+  text += '\0';
+  text += std::string(1 << 20, 'z') + "\n";
+  const std::string what = el_error(text);
+  CHECK(what ==
+        "t.txt:2: target vertex id '7\\x1b[2J\\r\\0" + std::string(68, 'z') + "...' is not a non-negative integer");
+  CHECK(what.size() < 300);
+  CHECK(std::all_of(what.begin(), what.end(), [](char c) { return c >= 0x20 && c <= 0x7e; }));  // no raw control byte
+  // a 1 MB number is shown by its first digits and its length
+  const std::string digits = el_error("0 " + std::string(1 << 20, '9') + "\n");
+  CHECK(digits == "t.txt:1: target vertex id " + std::string(40, '9') +
+                      "... (1048576 digits) is larger than 4294967294 (32-bit vertex ids)");
+  // a Matrix Market banner's words the same way
+  CHECK(mm_error("%%MatrixMarket matrix coordinate pattern gen\x1b[0meral\n1 1 0\n") ==
+        "t.mtx:1: symmetry 'gen\\x1b[0meral' is not supported (general or symmetric)");
+}
+
 TEST_CASE("graph specs and unreadable files give clear errors") {
   CHECK(cdpkit::load_graph("grid:3").num_vertices == 9u);
   CHECK(cdpkit::load_graph("rmat:8").num_vertices == 256u);
@@ -200,6 +248,25 @@ const std::string mm_head = "%%MatrixMarket matrix coordinate pattern general\n"
 
 /// doctest::Contains over a std::string built at run time.
 doctest::Contains contains(const std::string& s) { return doctest::Contains(s.c_str()); }
+
+/// Sets an environment variable for a scope (restoring it, or unsetting it, at the end).
+class environment_variable {
+ public:
+  environment_variable(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~environment_variable() {
+    if (saved_) ::setenv(name_, saved_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  environment_variable(const environment_variable&) = delete;
+  environment_variable& operator=(const environment_variable&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
 
 }  // namespace
 
@@ -416,6 +483,38 @@ TEST_CASE("generator specs whose graph does not fit the host memory are refused 
                        cdpkit::input_error);
   CHECK_THROWS_WITH_AS(cdpkit::make_uniform_random(10, 4294967295u),
                        doctest::Contains("make_uniform_random(10, 4294967295) needs"), cdpkit::input_error);
+}
+
+TEST_CASE("an invalid CDPKIT_HOST_MEMORY_LIMIT is an input_error naming the variable, its value and what it accepts") {
+  struct bad {
+    const char* value;
+    const char* shown;
+  };
+  for (const bad b : {bad{"12abc", "'12abc'"}, bad{"-1", "'-1'"}, bad{"0", "'0'"}, bad{" 5", "' 5'"},
+                      bad{"1G", "'1G'"}, bad{"18446744073709551616", "'18446744073709551616'"},
+                      bad{"\x1b[31m1", "'\\x1b[31m1'"}}) {
+    CAPTURE(b.shown);
+    const environment_variable env("CDPKIT_HOST_MEMORY_LIMIT", b.value);
+    CHECK(input_error_of([] { cdpkit::require_host_memory(1, "one byte"); }) ==
+          std::string("the environment variable CDPKIT_HOST_MEMORY_LIMIT=") + b.shown +
+              " is not a host memory limit: expected a number of bytes, decimal digits only, from 1 to "
+              "18446744073709551615 (e.g. 1073741824 for 1 GiB), or the variable unset");
+    // every reader and generator checks its memory through require_host_memory: refused there too
+    CHECK_THROWS_WITH_AS(cdpkit::load_graph("grid:3"), doctest::Contains("CDPKIT_HOST_MEMORY_LIMIT="),
+                         cdpkit::input_error);
+    CHECK_NOTHROW((void)cdpkit::available_host_memory());  // noexcept: it leaves the value out
+  }
+  {
+    const environment_variable env("CDPKIT_HOST_MEMORY_LIMIT", "1073741824");
+    CHECK_NOTHROW(cdpkit::require_host_memory(1, "one byte"));
+    CHECK(cdpkit::available_host_memory() <= (1ull << 30));
+    CHECK(input_error_of([] { cdpkit::require_host_memory(2ull << 30, "two GiB"); })
+              .rfind("two GiB needs 2.00 GiB", 0) == 0);
+  }
+  {
+    const environment_variable env("CDPKIT_HOST_MEMORY_LIMIT", "");  // empty: as if unset
+    CHECK_NOTHROW(cdpkit::require_host_memory(1, "one byte"));
+  }
 }
 
 namespace {

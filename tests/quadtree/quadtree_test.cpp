@@ -84,10 +84,19 @@ TEST_CASE("point files and OBJ meshes parse, and malformed ones name the line") 
   CHECK(error("0 1\n7\n") == "p:2: one number where a point needs 2 (x y) or 3 (x y z)");
   CHECK(error("0 1 2 3\n") == "p:1: more than 3 numbers (expected x y or x y z)");
   CHECK(error("0 1\n0 y\n") == "p:2: y 'y' is not a number");
-  CHECK(error("0 1\n1e39 0\n") == "p:2: x '1e39' is not a finite single-precision number");
-  CHECK(error("0 nan\n") == "p:1: y 'nan' is not a finite single-precision number");
+  CHECK(error("0 1\n1e39 0\n") == "p:2: x '1e39' is not a finite number in [-3e38, 3e38]");
+  CHECK(error("0 nan\n") == "p:1: y 'nan' is not a finite number in [-3e38, 3e38]");
   CHECK(error("v 1\n") == "p:1: one number where a point needs 2 (x y) or 3 (x y z)");
   CHECK(error("v\n") == "p:1: a vertex line without coordinates");
+}
+
+TEST_CASE("a coordinate is accepted up to |v| = 3e38 and refused beyond, with the message stating that bound") {
+  const auto error = [](const std::string& text) { return input_error_of([&] { return cdpkit::parse_points(text, "p"); }); };
+  CHECK(cdpkit::parse_points("3e38 -3e38\n-3e38 3e38\n", "p") == std::vector<point2>{{3e38f, -3e38f}, {-3e38f, 3e38f}});
+  // within float (FLT_MAX is 3.40282347e38) but past the reader's bound: the message says which bound
+  CHECK(error("0 1\n-3.4e38 0\n") == "p:2: x '-3.4e38' is not a finite number in [-3e38, 3e38]");
+  CHECK(error("0 3.1e38\n") == "p:1: y '3.1e38' is not a finite number in [-3e38, 3e38]");
+  CHECK(error("0 1 -inf\n") == "p:1: z '-inf' is not a finite number in [-3e38, 3e38]");
 }
 
 TEST_CASE("OFF meshes give their vertices as points, and malformed ones name the line") {

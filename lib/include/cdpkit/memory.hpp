@@ -11,12 +11,16 @@ namespace cdpkit {
 
 /// Bytes of host memory this process may still take: the smallest of MemAvailable
 /// (/proc/meminfo), the cgroup's memory.max less its current use, RLIMIT_AS / RLIMIT_DATA, and
-/// the environment variable CDPKIT_HOST_MEMORY_LIMIT (bytes) when set.
-/// 0 when none of them can be read (then the checks below do not refuse anything).
+/// the environment variable CDPKIT_HOST_MEMORY_LIMIT (bytes) when set and not empty.
+/// 0 when none of them can be read (then the checks below do not refuse anything). An invalid
+/// CDPKIT_HOST_MEMORY_LIMIT (anything but decimal digits making a number from 1 to 2^64 - 1) is
+/// left out here, and makes require_host_memory throw.
 [[nodiscard]] std::uint64_t available_host_memory() noexcept;
 
 /// Throws cdpkit::input_error ("<what> needs N bytes of host memory, only M are available")
-/// when `bytes` exceeds available_host_memory() (when that is known).
+/// when `bytes` exceeds available_host_memory() (when that is known), and, whatever `bytes`, when
+/// CDPKIT_HOST_MEMORY_LIMIT is set to something other than a number of bytes (naming the variable,
+/// its value and what it accepts).
 void require_host_memory(std::uint64_t bytes, const std::string& what);
 
 /// Throws cdpkit::input_error when `bytes` exceeds the current device's free memory

@@ -53,9 +53,10 @@ struct point_read_options {
 /// (first line "OFF", or COFF, NOFF...; then "VERTICES FACES EDGES", the vertices, the faces,
 /// which are ignored), or Wavefront OBJ (the first non-comment line starts with a keyword such as
 /// "v", "vn", "o", "g", "mtllib"; vertices "v x y z", every other line ignored). Throws
-/// cdpkit::input_error "NAME:LINE: reason" for a coordinate that is not a finite number, a line
-/// with fewer than 2 or (plain points) more than 3 numbers, an OFF vertex count the file cannot
-/// hold or does not hold, no points at all, or more than max_quadtree_points points.
+/// cdpkit::input_error "NAME:LINE: reason" for a coordinate that is not a finite number in
+/// [-3e38, 3e38], a line with fewer than 2 or (plain points) more than 3 numbers, an OFF vertex
+/// count the file cannot hold or does not hold, no points at all, or more than
+/// max_quadtree_points points.
 std::vector<point2> parse_points(const std::string& text, const std::string& name);
 
 /// parse_points over the file at `path`. Throws cdpkit::input_error naming the path when it

@@ -129,7 +129,7 @@ curve_set make_extreme_curves(std::uint64_t n, std::uint64_t seed) {
 }
 
 void check_curves(const curve_set& set) {
-  const std::string name = set.name.empty() ? std::string("a curve set") : "curve set '" + set.name + "'";
+  const std::string name = set.name.empty() ? std::string("a curve set") : "curve set " + quoted_spec(set.name);
   if (set.curves.size() > max_bezier_curves)
     throw input_error(name + ": " + std::to_string(set.curves.size()) + " curves, more than the " +
                       std::to_string(max_bezier_curves) + " a set may have (32-bit curve ids)");
@@ -165,7 +165,7 @@ curve_set read_font_curves(const std::string& path, std::uint32_t /*pixels*/) {
 
 curve_set load_curves(const std::string& spec, std::uint64_t seed) {
   CDPKIT_NVTX_SCOPE("bezier::load_curves");
-  const std::string context = "curve spec '" + spec + "': ";
+  const std::string context = "curve spec " + quoted_spec(spec) + ": ";
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   const std::string rest = colon == std::string::npos ? std::string() : spec.substr(colon + 1);
@@ -179,14 +179,14 @@ curve_set load_curves(const std::string& spec, std::uint64_t seed) {
         path = rest.substr(0, last);
         const std::string token = rest.substr(last + 1);
         if (token.size() > 5 || std::stoul(token) < 1 || std::stoul(token) > 16384)
-          throw input_error(context + "the pixel size '" + token + "' is not in [1, 16384]");
+          throw input_error(context + "the pixel size " + quoted_input(token) + " is not in [1, 16384]");
         pixels = static_cast<std::uint32_t>(std::stoul(token));
       }
       return read_font_curves(path, pixels);
     }
     if (kind != "random" && kind != "straight" && kind != "extreme")
-      throw input_error(context + "unknown kind '" + kind +
-                        "' (expected random:N, straight:N, extreme:N or font:PATH[:PIXELS])");
+      throw input_error(context + "unknown kind " + quoted_input(kind) +
+                        " (expected random:N, straight:N, extreme:N or font:PATH[:PIXELS])");
     if (rest.empty() || rest.find(':') != std::string::npos) throw input_error(context + "expected " + kind + ":N");
     const std::uint64_t n = detail::parse_spec_count(rest, context, "curve count");
     if (kind == "random") return make_random_curves(n, seed);

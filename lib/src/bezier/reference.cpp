@@ -7,6 +7,8 @@
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 
+#include "../common/text_input.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -45,7 +47,7 @@ std::vector<std::uint32_t> tessellation_offsets(const curve_set& set, float tole
     total += points_for_curve(set.curves[i], tolerance, cap);
     // 2. refused beyond 32-bit offsets
     if (total > max_tessellation_points)
-      throw input_error("tessellation_offsets: the curves of '" + set.name + "' need more than " +
+      throw input_error("tessellation_offsets: the curves of " + quoted_spec(set.name) + " need more than " +
                         std::to_string(max_tessellation_points) +
                         " points (32-bit offsets) at tolerance " + number(tolerance) + " and cap " +
                         std::to_string(cap) + ": raise the tolerance or lower the cap");
@@ -57,7 +59,8 @@ std::vector<std::uint32_t> tessellation_offsets(const curve_set& set, float tole
 std::vector<vec2> tessellate_reference(const curve_set& set, float tolerance, std::uint32_t cap) {
   CDPKIT_NVTX_SCOPE("bezier::tessellate_reference");
   const std::vector<std::uint32_t> offsets = tessellation_offsets(set, tolerance, cap);
-  require_host_memory(saturating_mul(offsets.back(), sizeof(vec2)), "the tessellation of '" + set.name + "'");
+  require_host_memory(saturating_mul(offsets.back(), sizeof(vec2)),
+                      "the tessellation of " + quoted_spec(set.name));
   std::vector<vec2> points(offsets.back());
   for (std::size_t i = 0; i < set.curves.size(); ++i) {
     const std::uint32_t count = offsets[i + 1] - offsets[i];

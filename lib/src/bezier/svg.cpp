@@ -12,6 +12,8 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/nvtx.hpp>
 
+#include "../common/text_input.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -71,7 +73,8 @@ std::string short_num(double v) {
 
 curve_window end_point_bounds(const curve_set& set) {
   check_curves(set);
-  if (set.curves.empty()) throw input_error("end_point_bounds: the curve set '" + set.name + "' is empty");
+  if (set.curves.empty())
+    throw input_error("end_point_bounds: the curve set " + quoted_spec(set.name) + " is empty");
   curve_window w{set.curves[0].p[0].x, set.curves[0].p[0].y, set.curves[0].p[0].x, set.curves[0].p[0].y};
   for (const bezier_curve& c : set.curves)
     for (const vec2 p : {c.p[0], c.p[c.degree]}) {

@@ -5,6 +5,8 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child/threshold_rule.hpp>
 
+#include "../common/text_input.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -43,18 +45,18 @@ bfs_variant_choice parse_bfs_variant(const std::string& name) {
     if (name.substr(0, plus) == to_string(v)) {
       if (plus == std::string::npos) return {v, std::nullopt};
       if (v == bfs_variant::serial_loop || v == bfs_variant::flat_balanced)
-        throw input_error("BFS variant '" + name + "': " + to_string(v) +
+        throw input_error("BFS variant " + quoted_input(name) + ": " + to_string(v) +
                           " launches no child grids, so it takes no +STREAM");
       try {
         return {v, parse_stream_kind(name.substr(plus + 1))};
       } catch (const input_error& e) {
-        throw input_error("BFS variant '" + name + "': " + e.what());
+        throw input_error("BFS variant " + quoted_input(name) + ": " + e.what());
       }
     }
     choices += choices.empty() ? "" : ", ";
     choices += to_string(v);
   }
-  throw input_error("unknown BFS variant '" + name + "' (choose one of: " + choices +
+  throw input_error("unknown BFS variant " + quoted_input(name) + " (choose one of: " + choices +
                     ", optionally +STREAM, e.g. child_per_thread+named_per_thread)");
 }
 

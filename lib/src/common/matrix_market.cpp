@@ -23,8 +23,9 @@ matrix_market_banner read_matrix_market_banner(line_scanner& lines, const std::s
   if (!lines.next(line)) fail_at(name, 1, "empty file (expected a %%MatrixMarket header)");
   if (lower(next_token(line)) != "%%matrixmarket") fail_at(name, 1, "missing '%%MatrixMarket' header");
   const std::string object = lower(next_token(line)), format = lower(next_token(line));
-  if (object != "matrix") fail_at(name, 1, "object '" + object + "' is not supported (matrix only)");
-  if (format != "coordinate") fail_at(name, 1, "format '" + format + "' is not supported (coordinate only)");
+  if (object != "matrix") fail_at(name, 1, "object " + quoted_input(object) + " is not supported (matrix only)");
+  if (format != "coordinate")
+    fail_at(name, 1, "format " + quoted_input(format) + " is not supported (coordinate only)");
   matrix_market_banner banner;
   banner.field = lower(next_token(line));
   banner.symmetry = lower(next_token(line));

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -26,6 +27,13 @@ const char* file_kind(mode_t mode) {
   return "not a regular file";
 }
 
+/// A run of digits as a message shows it: as it is (a number, no quotes) up to 40 digits, its first
+/// 40 digits then "... (N digits)" beyond, so that a 1 MB number makes a short message.
+std::string digits_for_message(std::string_view digits) {
+  if (digits.size() <= 40) return std::string(digits);
+  return std::string(digits.substr(0, 40)) + "... (" + std::to_string(digits.size()) + " digits)";
+}
+
 /// Closes a file descriptor on every path out.
 struct fd_guard {
   int fd;
@@ -37,6 +45,7 @@ struct fd_guard {
 void fail_at(const std::string& name, std::uint64_t line, const std::string& reason) {
   throw input_error(name + ":" + std::to_string(line) + ": " + reason);
 }
+
 
 std::string_view next_token(std::string_view& s) noexcept {
   skip_blanks(s);
@@ -50,13 +59,13 @@ std::string_view next_token(std::string_view& s) noexcept {
 std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const char* what,
                              const std::string& name, std::uint64_t line) {
   if (token.empty()) fail_at(name, line, std::string("missing ") + what);
+  if (!all_digits(token))
+    fail_at(name, line, std::string(what) + " " + quoted_input(token) + " is not a non-negative integer");
   std::uint64_t value = 0;
   for (char c : token) {
-    if (c < '0' || c > '9')
-      fail_at(name, line, std::string(what) + " '" + std::string(token) + "' is not a non-negative integer");
     const auto digit = static_cast<std::uint64_t>(c - '0');
     if (digit > max || value > (max - digit) / 10)
-      fail_at(name, line, std::string(what) + " " + std::string(token) + " is larger than " +
+      fail_at(name, line, std::string(what) + " " + digits_for_message(token) + " is larger than " +
                               std::to_string(max) + (max == 0xfffffffeull ? " (32-bit vertex ids)" : ""));
     value = value * 10 + digit;
   }
@@ -67,13 +76,13 @@ std::uint64_t parse_spec_count(std::string_view token, const std::string& contex
   if (token.size() > 2 && token.substr(0, 2) == "2^") {
     const std::string_view e = token.substr(2);
     if (!all_digits(e) || e.size() > 2 || std::stoi(std::string(e)) > 63)
-      throw input_error(context + what + " '" + std::string(token) + "' is not 2^K with K in [0, 63]");
+      throw input_error(context + what + " " + quoted_input(token) + " is not 2^K with K in [0, 63]");
     return 1ull << std::stoi(std::string(e));
   }
   if (!all_digits(token))
-    throw input_error(context + what + " '" + std::string(token) + "' is not a non-negative integer (or 2^K)");
+    throw input_error(context + what + " " + quoted_input(token) + " is not a non-negative integer (or 2^K)");
   if (token.size() > 19)  // (every 19-digit number fits 64 bits; the callers' own limits are lower)
-    throw input_error(context + what + " " + std::string(token) + " is far too large (more than 19 digits)");
+    throw input_error(context + what + " " + digits_for_message(token) + " is far too large (more than 19 digits)");
   return std::stoull(std::string(token));
 }
 
@@ -128,3 +137,49 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, boo
 std::uint64_t default_max_file_bytes() noexcept { return max_graph_file_bytes_for(available_host_memory()); }
 
 }  // namespace cdpkit::detail
+
+namespace cdpkit {
+
+std::string quoted_input(std::string_view text, std::size_t max_chars) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(std::min(text.size() * 4, max_chars) + 5);
+  out += '\'';
+  std::size_t kept = 0;  // characters of the escaped text so far
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    // 1. the byte's form in the message: itself, or an escape of 2 or 4 characters
+    char piece[4];
+    std::size_t size = 2;
+    piece[0] = '\\';
+    switch (c) {
+      case '\\': piece[1] = '\\'; break;
+      case '\'': piece[1] = '\''; break;
+      case '\r': piece[1] = 'r'; break;
+      case '\n': piece[1] = 'n'; break;
+      case '\t': piece[1] = 't'; break;
+      case '\0': piece[1] = '0'; break;
+      default:
+        if (c >= 0x20 && c <= 0x7e) {
+          piece[0] = ch;
+          size = 1;
+        } else {
+          piece[1] = 'x';
+          piece[2] = hex[c >> 4];
+          piece[3] = hex[c & 15];
+          size = 4;
+        }
+    }
+    // 2. cut before the first piece that would pass max_chars (an escape is never split)
+    if (kept + size > max_chars) {
+      out += "...";
+      break;
+    }
+    out.append(piece, size);
+    kept += size;
+  }
+  out += '\'';
+  return out;
+}
+
+}  // namespace cdpkit

@@ -12,6 +12,7 @@
 #include <cdpkit/nvtx.hpp>
 
 #include "../common/random.hpp"
+#include "../common/text_input.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -154,7 +155,7 @@ edge_list make_uniform_random(std::uint32_t num_vertices, std::uint64_t num_edge
 namespace {
 
 [[noreturn]] void spec_fail(const std::string& spec, const std::string& reason) {
-  throw input_error("graph spec '" + spec + "': " + reason);
+  throw input_error("graph spec " + quoted_spec(spec) + ": " + reason);
 }
 
 std::uint64_t parse_spec_number(std::string_view token, const std::string& spec) {
@@ -162,7 +163,7 @@ std::uint64_t parse_spec_number(std::string_view token, const std::string& spec)
   std::uint64_t v = 0;
   for (char c : token) {
     if (c < '0' || c > '9' || v > 0xffffffffull)
-      spec_fail(spec, "'" + std::string(token) + "' is not a number in range");
+      spec_fail(spec, quoted_input(token) + " is not a number in range");
     v = v * 10 + static_cast<std::uint64_t>(c - '0');
   }
   return v;
@@ -183,7 +184,7 @@ void check_generated_size(const std::string& spec, std::uint64_t num_vertices,
                         "; a CSR holds at most 4294967295 directed edges (32-bit offsets)");
   const std::uint64_t csr_bytes = build_csr_host_bytes(num_vertices, num_edges, options.symmetrize);
   require_host_memory(saturating_add(generator_bytes, csr_bytes),
-                      "graph spec '" + spec + "' (" + std::to_string(num_vertices) + " vertices, " +
+                      "graph spec " + quoted_spec(spec) + " (" + std::to_string(num_vertices) + " vertices, " +
                           std::to_string(num_edges) + " edges)");
 }
 
@@ -222,7 +223,7 @@ csr_graph load_graph(const std::string& spec, const csr_options& options, std::u
       rest.remove_prefix(c + 1);
     }
   }
-  const std::string context = "graph spec '" + spec + "'";
+  const std::string context = "graph spec " + quoted_spec(spec);
   if (kind == "rmat") {
     if (args.empty() || args.size() > 2)
       spec_fail(spec, "expected rmat:SCALE or rmat:SCALE:EDGE_FACTOR");

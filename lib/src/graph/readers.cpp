@@ -69,9 +69,9 @@ edge_list parse_matrix_market(const std::string& text, const std::string& name,
   const detail::matrix_market_banner banner = detail::read_matrix_market_banner(lines, name);
   const std::string& field = banner.field;
   if (field != "pattern" && field != "real" && field != "integer" && field != "double")
-    fail_at(name, 1, "field '" + field + "' is not supported (pattern, real or integer)");
+    fail_at(name, 1, "field " + quoted_input(field) + " is not supported (pattern, real or integer)");
   if (banner.symmetry != "general" && banner.symmetry != "symmetric")
-    fail_at(name, 1, "symmetry '" + banner.symmetry + "' is not supported (general or symmetric)");
+    fail_at(name, 1, "symmetry " + quoted_input(banner.symmetry) + " is not supported (general or symmetric)");
   const bool has_value = field != "pattern";
 
   const detail::matrix_market_size size = detail::read_matrix_market_size(lines, text.size(), name);

@@ -3,13 +3,17 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/memory.hpp>
 
+#include "../common/text_input.hpp"
+
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 namespace cdpkit {
 
@@ -38,6 +42,29 @@ std::uint64_t meminfo_available() {
   return 0;
 }
 
+/// The cap CDPKIT_HOST_MEMORY_LIMIT sets, in bytes; 0 when it is unset or empty. Throws
+/// cdpkit::input_error naming the variable and its value for anything but a decimal number of
+/// bytes in [1, 2^64 - 1] (no sign, blank, unit or suffix).
+std::uint64_t environment_limit() {
+  const char* text = std::getenv("CDPKIT_HOST_MEMORY_LIMIT");
+  if (text == nullptr || *text == '\0') return 0;
+  const std::string_view v(text);
+  const auto refuse = [&] {
+    return input_error("the environment variable CDPKIT_HOST_MEMORY_LIMIT=" + quoted_input(v) +
+                       " is not a host memory limit: expected a number of bytes, decimal digits only, from 1 to " +
+                       std::to_string(UINT64_MAX) + " (e.g. 1073741824 for 1 GiB), or the variable unset");
+  };
+  if (!detail::all_digits(v)) throw refuse();
+  std::uint64_t bytes = 0;
+  for (const char c : v) {
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (bytes > (UINT64_MAX - digit) / 10) throw refuse();
+    bytes = bytes * 10 + digit;
+  }
+  if (bytes == 0) throw refuse();
+  return bytes;
+}
+
 }  // namespace
 
 std::uint64_t available_host_memory() noexcept {
@@ -47,11 +74,11 @@ std::uint64_t available_host_memory() noexcept {
       if (v > 0) best = best == 0 ? v : std::min(best, v);
     };
     consider(meminfo_available());
-    // A cap set by the user (or a test) in the environment.
-    if (const char* cap = std::getenv("CDPKIT_HOST_MEMORY_LIMIT"); cap != nullptr && *cap != '\0') {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(cap, &end, 10);
-      if (end != cap && *end == '\0' && v > 0) consider(v);
+    // A cap set by the user (or a test) in the environment; an invalid one is left out here
+    // (noexcept) and refused by require_host_memory.
+    try {
+      consider(environment_limit());
+    } catch (const input_error&) {
     }
     const std::uint64_t cg_max = read_number_file("/sys/fs/cgroup/memory.max");
     if (cg_max > 0) {
@@ -84,6 +111,7 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 void require_host_memory(std::uint64_t bytes, const std::string& what) {
+  (void)environment_limit();  // an invalid CDPKIT_HOST_MEMORY_LIMIT is an error, not ignored
   const std::uint64_t available = available_host_memory();
   if (available > 0 && bytes > available)
     throw input_error(what + " needs " + format_bytes(bytes) + " of host memory; only " +

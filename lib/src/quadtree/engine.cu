@@ -75,7 +75,7 @@ quadtree_variant parse_quadtree_variant(const std::string& name) {
     if (name == to_string(v)) return v;
     choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
   }
-  throw input_error("unknown quadtree variant '" + name + "' (expected one of " + choices + ")");
+  throw input_error("unknown quadtree variant " + quoted_input(name) + " (expected one of " + choices + ")");
 }
 
 // ---- device_points ---------------------------------------------------------------------------

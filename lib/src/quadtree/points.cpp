@@ -100,9 +100,10 @@ std::vector<point2> parse_points(const std::string& text, const std::string& nam
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
     if (s.empty() || end != s.c_str() + s.size())
-      detail::fail_at(name, at, std::string(what) + " '" + s + "' is not a number");
+      detail::fail_at(name, at, std::string(what) + " " + quoted_input(token) + " is not a number");
     if (!std::isfinite(v) || std::fabs(v) > 3.0e38)
-      detail::fail_at(name, at, std::string(what) + " '" + s + "' is not a finite single-precision number");
+      detail::fail_at(name, at, std::string(what) + " " + quoted_input(token) +
+                                    " is not a finite number in [-3e38, 3e38]");
     return static_cast<float>(v);
   };
   std::uint64_t off_vertices = 0;  // an OFF mesh: the vertices still to read (then the faces, ignored)
@@ -186,7 +187,7 @@ std::vector<point2> read_points(const std::string& path, const point_read_option
 std::vector<point2> load_points(const std::string& spec, std::uint64_t seed, const point_read_options& options) {
   CDPKIT_NVTX_SCOPE("quadtree::load_points");
   const auto fail = [&](const std::string& why) -> std::vector<point2> {
-    throw input_error("point spec '" + spec + "': " + why);
+    throw input_error("point spec " + quoted_spec(spec) + ": " + why);
   };
   const std::size_t colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -197,7 +198,8 @@ std::vector<point2> load_points(const std::string& spec, std::uint64_t seed, con
   const bool generator = kind == "uniform" || kind == "clustered" || kind == "line" || kind == "equal";
   if (!generator) {
     if (colon == std::string::npos) return read_points(spec, options);  // a path
-    return fail("unknown kind '" + kind + "' (expected uniform:N, clustered:N[:BLOBS], line:N, equal:N or file:PATH)");
+    return fail("unknown kind " + quoted_input(kind) +
+                " (expected uniform:N, clustered:N[:BLOBS], line:N, equal:N or file:PATH)");
   }
   std::vector<std::string> args;
   for (std::size_t at = colon; at != std::string::npos;) {
@@ -206,7 +208,7 @@ std::vector<point2> load_points(const std::string& spec, std::uint64_t seed, con
     at = next;
   }
   const auto count = [&](const std::string& token, const char* what) {
-    return detail::parse_spec_count(token, "point spec '" + spec + "': ", what);
+    return detail::parse_spec_count(token, "point spec " + quoted_spec(spec) + ": ", what);
   };
   if (args.empty() || args.size() > (kind == "clustered" ? 2u : 1u))
     return fail(kind == "clustered" ? "expected clustered:N or clustered:N:BLOBS" : "expected " + kind + ":N");

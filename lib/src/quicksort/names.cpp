@@ -3,6 +3,8 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/quicksort.hpp>
 
+#include "../common/text_input.hpp"
+
 #include <string>
 
 namespace cdpkit {
@@ -33,7 +35,7 @@ quicksort_variant parse_quicksort_variant(const std::string& name) {
     if (name == e.name) return e.variant;
   std::string choices;
   for (const auto& e : variant_names) choices += std::string(choices.empty() ? "" : ", ") + e.name;
-  throw input_error("unknown quicksort variant '" + name + "' (choices: " + choices + ")");
+  throw input_error("unknown quicksort variant " + quoted_input(name) + " (choices: " + choices + ")");
 }
 
 const std::vector<quicksort_variant>& all_quicksort_variants() {

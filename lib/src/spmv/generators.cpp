@@ -162,12 +162,12 @@ std::vector<float> make_spmv_vector(std::uint32_t cols, std::uint64_t seed) {
 namespace {
 
 [[noreturn]] void spec_fail(const std::string& spec, const std::string& reason) {
-  throw input_error("matrix spec '" + spec + "': " + reason);
+  throw input_error("matrix spec " + quoted_spec(spec) + ": " + reason);
 }
 
 /// A number in a spec (decimal or 2^K) no larger than `max`.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what, std::uint64_t max) {
-  const std::uint64_t v = detail::parse_spec_count(token, "matrix spec '" + spec + "': ", what);
+  const std::uint64_t v = detail::parse_spec_count(token, "matrix spec " + quoted_spec(spec) + ": ", what);
   if (v > max) spec_fail(spec, std::string(what) + " " + std::to_string(v) + " is larger than " + std::to_string(max));
   return v;
 }
@@ -247,8 +247,8 @@ csr_matrix load_matrix(const std::string& spec, std::uint64_t seed, const matrix
     }));
   }
   if (ends_with_mtx(spec)) return read_matrix_market_matrix(spec, options);
-  spec_fail(spec, "unknown kind '" + kind +
-                      "' (expected rmat:LOG2_ROWS[:AVG], banded:ROWS:HALF_BANDWIDTH, giant:ROWS:GIANTS:LEN[:BASE], "
+  spec_fail(spec, "unknown kind " + quoted_input(kind) +
+                      " (expected rmat:LOG2_ROWS[:AVG], banded:ROWS:HALF_BANDWIDTH, giant:ROWS:GIANTS:LEN[:BASE], "
                       "graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)");
 }
 

@@ -120,7 +120,7 @@ tree_variant parse_tree_variant(const std::string& name) {
     if (name == to_string(v)) return v;
     choices += (choices.empty() ? "" : ", ") + std::string(to_string(v));
   }
-  throw input_error("unknown tree variant '" + name + "' (expected one of " + choices + ")");
+  throw input_error("unknown tree variant " + quoted_input(name) + " (expected one of " + choices + ")");
 }
 
 const char* to_string(tree_op op) noexcept { return op == tree_op::top_down ? "depth" : "subtree"; }
@@ -128,7 +128,7 @@ const char* to_string(tree_op op) noexcept { return op == tree_op::top_down ? "d
 tree_op parse_tree_op(const std::string& name) {
   if (name == "depth" || name == "top_down") return tree_op::top_down;
   if (name == "subtree" || name == "bottom_up") return tree_op::bottom_up;
-  throw input_error("unknown tree operation '" + name + "' (expected depth or subtree)");
+  throw input_error("unknown tree operation " + quoted_input(name) + " (expected depth or subtree)");
 }
 
 std::uint32_t default_tree_threshold(tree_variant v) noexcept {

@@ -115,8 +115,8 @@ tree parse_path_list(const std::string& text, const std::string& name, const tre
       absolute = line_absolute ? 1 : 0;
       new_node(tree_no_parent, absolute ? "/" : ".", at);  // the root
     } else if (line_absolute != (absolute == 1)) {
-      fail_at(name, at, std::string(line_absolute ? "an absolute" : "a relative") + " path '" + std::string(path) +
-                            "' among " + (absolute == 1 ? "absolute" : "relative") + " ones (line " +
+      fail_at(name, at, std::string(line_absolute ? "an absolute" : "a relative") + " path " + quoted_input(path) +
+                            " among " + (absolute == 1 ? "absolute" : "relative") + " ones (line " +
                             std::to_string(first_line) + "): a list names paths of one kind");
     }
     std::string_view rest = path;
@@ -130,10 +130,10 @@ tree parse_path_list(const std::string& text, const std::string& name, const tre
       const std::string_view component = rest.substr(0, slash);
       rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
       if (component.empty() || (slash != std::string_view::npos && rest.empty()))
-        fail_at(name, at, "an empty component in '" + std::string(path) + "' (two slashes in a row)");
+        fail_at(name, at, "an empty component in " + quoted_input(path) + " (two slashes in a row)");
       if (component == "." || component == "..")
-        fail_at(name, at, "a '" + std::string(component) + "' component in '" + std::string(path) +
-                              "': paths are read as listed, without resolving them");
+        fail_at(name, at, "a " + quoted_input(component) + " component in " + quoted_input(path) +
+                              ": paths are read as listed, without resolving them");
       const auto found = index.find({node, component});
       if (found != index.end()) {
         node = found->second;
@@ -204,12 +204,12 @@ tree read_parent_array(const std::string& path, const tree_read_options& options
 namespace {
 
 [[noreturn]] void spec_fail(const std::string& spec, const std::string& why) {
-  throw input_error("tree spec '" + spec + "': " + why);
+  throw input_error("tree spec " + quoted_spec(spec) + ": " + why);
 }
 
 /// A count in a spec: decimal, or 2^K.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what) {
-  return detail::parse_spec_count(token, "tree spec '" + spec + "': ", what);
+  return detail::parse_spec_count(token, "tree spec " + quoted_spec(spec) + ": ", what);
 }
 
 }  // namespace
@@ -241,7 +241,7 @@ tree load_tree(const std::string& spec, std::uint64_t seed, const tree_read_opti
       if (args[1] == "uniform") fk = fanout_kind::uniform;
       else if (args[1] == "geometric") fk = fanout_kind::geometric;
       else if (args[1] == "powerlaw" || args[1] == "power_law") fk = fanout_kind::power_law;
-      else spec_fail(spec, "fan-out '" + std::string(args[1]) + "' is not uniform, geometric or powerlaw");
+      else spec_fail(spec, "fan-out " + quoted_input(args[1]) + " is not uniform, geometric or powerlaw");
     }
     double mean = 4.0;
     if (args.size() == 3) {
@@ -249,7 +249,7 @@ tree load_tree(const std::string& spec, std::uint64_t seed, const tree_read_opti
       char* end = nullptr;
       mean = std::strtod(m.c_str(), &end);
       if (m.empty() || end != m.c_str() + m.size() || !std::isfinite(mean))
-        spec_fail(spec, "mean fan-out '" + m + "' is not a number");
+        spec_fail(spec, "mean fan-out " + quoted_input(m) + " is not a number");
     }
     return wrap([&] { return make_random_tree(n, fk, mean, seed); });
   }
@@ -265,8 +265,8 @@ tree load_tree(const std::string& spec, std::uint64_t seed, const tree_read_opti
     const std::uint64_t n = spec_number(args[0], spec, "node count");
     return wrap([&] { return kind == "path" ? make_path_tree(n) : make_caterpillar_tree(n); });
   }
-  spec_fail(spec, "unknown kind '" + kind +
-                      "' (expected random:N[:KIND[:MEAN]], kary:K:DEPTH, path:N, caterpillar:N, paths:FILE or "
+  spec_fail(spec, "unknown kind " + quoted_input(kind) +
+                      " (expected random:N[:KIND[:MEAN]], kary:K:DEPTH, path:N, caterpillar:N, paths:FILE or "
                       "parents:FILE)");
 }
 

@@ -17,7 +17,7 @@ Enum parse_enum_name(const std::string& name, const char* what, const Enum (&all
     choices += choices.empty() ? "" : ", ";
     choices += to_string(e);
   }
-  throw input_error(std::string("unknown ") + what + " '" + name + "' (choose one of: " + choices +
+  throw input_error(std::string("unknown ") + what + " " + quoted_input(name) + " (choose one of: " + choices +
                     ")");
 }
 
