@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cdpkit/quoted_input.hpp>
+
 #include <stdexcept>
 #include <cstddef>
 #include <string>
@@ -69,39 +71,6 @@ class input_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
-
-/// How every message quotes text it echoes from its input (a token, a field, a spec, a name): in
-/// single quotes, with every byte that could break the message or the terminal escaped, and cut
-/// short, so that a message stays one short line of printable ASCII whatever the input holds.
-///   - printable ASCII (0x20..0x7e) is kept, except the backslash and the single quote: "\\" and
-///     "\'";
-///   - every other byte is escaped: "\r", "\n", "\t" and "\0" for those four, "\xHH" (two
-///     lowercase hex digits) for the rest, ESC (0x1b) and every byte >= 0x80 included (UTF-8
-///     text shows as its bytes);
-///   - when the escaped text is longer than `max_chars` characters, it is cut after at most
-///     `max_chars` of them (never inside an escape) and "..." follows, inside the quotes.
-/// Preconditions: none; `text` may hold any bytes, NUL included. The result has at most
-/// max_chars + 5 characters. Examples (C++ literals on the left, the result on the right):
-///   quoted_input("abc")                          'abc'
-///   quoted_input("it's a\\b")                    'it\'s a\\b'
-///   quoted_input("x\x1b[31m\r\n")                'x\x1b[31m\r\n'
-///   quoted_input(std::string_view("a\0b", 3))    'a\0b'
-///   quoted_input("caf\xc3\xa9")                  'caf\xc3\xa9'
-///   quoted_input("abcdef", 4)                    'abcd...'
-///   quoted_input("ab\x01", 4)                    'ab...'  (the escape \x01 would not fit whole)
-///   quoted_input(a 40 MB token)                  '7777...7777...'  (its first 80 characters, then ...)
-/// (Named apart from std::quoted of <iomanip>, which argument-dependent lookup would also find.)
-[[nodiscard]] std::string quoted_input(std::string_view text, std::size_t max_chars = 80);
-
-/// The max_chars for quoted_input() of a spec or a set's name, which may hold a file path: as long as a
-/// path may be (PATH_MAX), so that a message names the path whole.
-inline constexpr std::size_t quoted_spec_chars = 4096;
-
-/// quoted_input(spec, quoted_spec_chars): a spec ("rmat:20", "mtx:PATH") or a set's name as messages
-/// quote it ("graph spec 'rmat:x': ...").
-[[nodiscard]] inline std::string quoted_spec(std::string_view spec) {
-  return quoted_input(spec, quoted_spec_chars);
-}
 
 namespace detail {
 inline void cuda_try(cudaError_t code, const char* call, const char* file, int line) {

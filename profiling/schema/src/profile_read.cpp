@@ -16,6 +16,7 @@
 //    free-form values (params, build) are moved out of the document, never deep-copied. Record
 //    rows are read column by column through record_fields, the table the writer uses.
 
+#include <cdpkit/quoted_input.hpp>
 #include <cdpkit/schema/profile.hpp>
 #include <cdpkit/schema/text.hpp>
 
@@ -568,7 +569,7 @@ site_profile read_site(const json& j, const cursor& c) {
       s.role = r;
       known = true;
     }
-  if (!known) c.at("role").fail("unknown site role '" + role + "' (launch, probe or child_probe)");
+  if (!known) c.at("role").fail("unknown site role " + quoted_input(role) + " (launch, probe or child_probe)");
   return s;
 }
 
@@ -590,14 +591,14 @@ launch_record read_record(const json& row, const cursor& c) {
       case record_column::stream_name: {
         if (!v.is_string()) at().fail("expected the stream name");
         const auto kind = stream_kind_named(v.get_ref<const std::string&>());
-        if (!kind) at().fail("unknown stream name '" + v.get<std::string>() + "'");
+        if (!kind) at().fail("unknown stream name " + quoted_input(v.get<std::string>()));
         f.set(r, static_cast<std::uint64_t>(*kind));
         break;
       }
       case record_column::outcome_name: {
         if (!v.is_string()) at().fail("expected the outcome name");
         const auto outcome = launch_outcome_named(v.get_ref<const std::string&>());
-        if (!outcome) at().fail("unknown outcome name '" + v.get<std::string>() + "'");
+        if (!outcome) at().fail("unknown outcome name " + quoted_input(v.get<std::string>()));
         f.set(r, static_cast<std::uint64_t>(*outcome));
         break;
       }
@@ -682,7 +683,7 @@ void check_schema(const json& doc, const cursor& root) {
                         (number.size() == current_number.size() && number < current_number));
     if (older) root.at("schema").fail(given + " is no longer read; re-run the program to write " + current);
   }
-  root.at("schema").fail("unsupported schema '" + given + "' (this tool reads " + current + ")");
+  root.at("schema").fail("unsupported schema " + quoted_input(given) + " (this tool reads " + current + ")");
 }
 
 }  // namespace
