@@ -240,6 +240,7 @@ TEST_CASE("graph specs and unreadable files give clear errors") {
 
 namespace {
 
+using cdpkit_test::environment_variable;
 using cdpkit_test::host_memory_cap;
 using cdpkit_test::input_error_of;
 using cdpkit_test::temp_dir;
@@ -248,25 +249,6 @@ const std::string mm_head = "%%MatrixMarket matrix coordinate pattern general\n"
 
 /// doctest::Contains over a std::string built at run time.
 doctest::Contains contains(const std::string& s) { return doctest::Contains(s.c_str()); }
-
-/// Sets an environment variable for a scope (restoring it, or unsetting it, at the end).
-class environment_variable {
- public:
-  environment_variable(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~environment_variable() {
-    if (saved_) ::setenv(name_, saved_->c_str(), 1);
-    else ::unsetenv(name_);
-  }
-  environment_variable(const environment_variable&) = delete;
-  environment_variable& operator=(const environment_variable&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "support/gpu.hpp"
+#include "support/temp_dir.hpp"
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/collect.hpp>
@@ -38,24 +39,7 @@ __global__ void parent_kernel(int* out, int children, int child_blocks, int iter
   if (static_cast<int>(threadIdx.x) < children) spin_kernel<<<child_blocks, 64>>>(out, iters);
 }
 
-/// Sets an environment variable for the scope, restoring the old value after.
-class scoped_env {
- public:
-  scoped_env(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~scoped_env() {
-    if (old_.empty()) ::unsetenv(name_);
-    else ::setenv(name_, old_.c_str(), 1);
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-
- private:
-  const char* name_;
-  std::string old_;
-};
+using scoped_env = cdpkit_test::environment_variable;
 
 }  // namespace
 

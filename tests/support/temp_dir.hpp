@@ -64,24 +64,34 @@ std::string input_error_of(Fn fn) {
   return "no error";
 }
 
+/// Sets an environment variable for a scope; at its end the old value comes back, or the
+/// variable is unset again.
+class environment_variable {
+ public:
+  environment_variable(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~environment_variable() {
+    if (saved_) ::setenv(name_, saved_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  environment_variable(const environment_variable&) = delete;
+  environment_variable& operator=(const environment_variable&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
 /// Caps the host memory cdpkit sees (CDPKIT_HOST_MEMORY_LIMIT) for a scope, so that a refusal
 /// for memory is exercised on any host, however much memory it has.
 class host_memory_cap {
  public:
-  explicit host_memory_cap(std::uint64_t bytes) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    ::setenv(name, std::to_string(bytes).c_str(), 1);
-  }
-  ~host_memory_cap() {
-    if (saved_) ::setenv(name, saved_->c_str(), 1);
-    else ::unsetenv(name);
-  }
-  host_memory_cap(const host_memory_cap&) = delete;
-  host_memory_cap& operator=(const host_memory_cap&) = delete;
+  explicit host_memory_cap(std::uint64_t bytes) : cap_("CDPKIT_HOST_MEMORY_LIMIT", std::to_string(bytes)) {}
 
  private:
-  static constexpr const char* name = "CDPKIT_HOST_MEMORY_LIMIT";
-  std::optional<std::string> saved_;
+  environment_variable cap_;
 };
 
 }  // namespace cdpkit_test
