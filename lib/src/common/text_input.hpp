@@ -2,8 +2,8 @@
 // Internal (lib/src): what the readers of untrusted text files share — the whole of a regular
 // file read under a size cap, a line scanner, tokens and bounded unsigned integers, each failure a
 // cdpkit::input_error "NAME:LINE: reason" (file-level: "PATH: reason"); every message that echoes
-// input text quotes it with cdpkit::quoted_input() (cdpkit/error.hpp). Pure C++ (the fuzz targets compile it with the
-// sanitizers).
+// input text quotes it with cdpkit::quoted_input() (cdpkit/quoted_input.hpp). Pure C++ (the fuzz
+// targets compile it with the sanitizers).
 
 #include <cdpkit/error.hpp>
 
@@ -61,7 +61,7 @@ inline void skip_blanks(std::string_view& s) noexcept {
 std::string_view next_token(std::string_view& s) noexcept;
 
 /// An unsigned decimal token no larger than `max`; throws at `name`:`line` naming `what`
-/// otherwise (empty; not a number: the token quoted(); too large: its digits, the first 40 of a
+/// otherwise (empty; not a number: the token quoted_input(); too large: its digits, the first 40 of a
 /// longer number with its length).
 std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const char* what,
                              const std::string& name, std::uint64_t line);
@@ -79,7 +79,7 @@ inline std::vector<std::string_view> split_colons(std::string_view s) {
 }
 
 /// A count in a generator spec: decimal, or 2^K with K in [0, 63]. Throws cdpkit::input_error
-/// "<context><what> '<token>' is not ..." otherwise (the token quoted(); context: e.g.
+/// "<context><what> '<token>' is not ..." otherwise (the token quoted_input(); context: e.g.
 /// "tree spec 'path:x': ").
 std::uint64_t parse_spec_count(std::string_view token, const std::string& context, const char* what);
 
