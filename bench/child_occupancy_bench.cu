@@ -246,9 +246,7 @@ int main(int argc, char** argv) {
         if (r >= 0) m.time.samples_ms.push_back(ms);
       }
       CDPKIT_CHECK_DEVICE_ERRORS(runtime);
-      m.time.reps = reps;
-      m.time.median_ms = cdpkit::harness::median(m.time.samples_ms);
-      m.time.min_ms = *std::min_element(m.time.samples_ms.begin(), m.time.samples_ms.end());
+      m.time = cdpkit::harness::timing_of(std::move(m.time.samples_ms));
       CDPKIT_CUDA_TRY(cudaMemcpy(h_times.data(), times.data(), sizeof(block_time) * grid,
                                  cudaMemcpyDeviceToHost));
       return std::make_pair(m, occupancy_of(h_times));

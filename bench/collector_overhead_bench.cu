@@ -369,12 +369,7 @@ int main(int argc, char** argv) {
           if (c.fixed_work) mhz.push_back(last_mhz);
         }
         if (refused.count(mode) != 0) continue;
-        cdpkit::harness::timing t;
-        t.reps = reps;
-        t.samples_ms = samples;
-        t.median_ms = cdpkit::harness::median(samples);
-        t.min_ms = *std::min_element(samples.begin(), samples.end());
-        times[mode] = t;
+        times[mode] = cdpkit::harness::timing_of(samples);
         if (c.fixed_work) clock_mhz[mode] = cdpkit::harness::median(mhz);
       }
       const double plain = times.at("plain").median_ms;

@@ -5,7 +5,9 @@
 #include <cdpkit/wait.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 
 namespace cdpkit::harness {
 
@@ -70,6 +72,25 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+double median_absolute_deviation(const std::vector<double>& values) {
+  const double m = median(values);
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (const double v : values) deviations.push_back(std::abs(v - m));
+  return median(std::move(deviations));
+}
+
+timing timing_of(std::vector<double> samples_ms) {
+  if (samples_ms.empty()) throw input_error("timing_of: no timed run");
+  timing t;
+  t.reps = static_cast<int>(samples_ms.size());
+  t.median_ms = median(samples_ms);
+  t.min_ms = *std::min_element(samples_ms.begin(), samples_ms.end());
+  t.mad_ms = median_absolute_deviation(samples_ms);
+  t.samples_ms = std::move(samples_ms);
+  return t;
+}
+
 timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
                  const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
                  cudaStream_t stream, const launch_runtime* runtime) {
@@ -80,8 +101,7 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
     enqueue(stream);
   }
   wait_for_stream(stream, "time_runs: warm-up", runtime, __FILE__, __LINE__);
-  timing t;
-  t.reps = reps;
+  std::vector<double> samples_ms;
   for (int r = 0; r < reps; ++r) {
     if (prepare) prepare(stream);
     CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
@@ -90,11 +110,9 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
     wait_for_event(ev.stop_, "time_runs: timed run", runtime, __FILE__, __LINE__);
     float ms = 0.0f;
     CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
-    t.samples_ms.push_back(ms);
+    samples_ms.push_back(ms);
   }
-  t.median_ms = median(t.samples_ms);
-  t.min_ms = *std::min_element(t.samples_ms.begin(), t.samples_ms.end());
-  return t;
+  return timing_of(std::move(samples_ms));
 }
 
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,

@@ -5,6 +5,7 @@
 
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/bench_json.hpp>
+#include <cdpkit/harness/measure.hpp>
 #include <cdpkit/harness/program.hpp>
 #include <cdpkit/harness/table.hpp>
 #include <cdpkit/harness/tree_runs.hpp>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -37,6 +39,7 @@ cdpkit::harness::bench_row sample_row() {
   row.throughput_unit = "GTEPS";
   row.m.time.median_ms = 2.0;
   row.m.time.min_ms = 1.5;
+  row.m.time.mad_ms = 0.25;
   row.m.time.reps = 5;
   row.m.checked = true;
   return row;
@@ -50,7 +53,8 @@ std::string check_message(const CLI::Validator& check, std::string value) { retu
 TEST_CASE("a bench row holds every field of docs/bench-format.md, throughput = work / ms / 1e6") {
   const nlohmann::json j = cdpkit::harness::bench_row_json(sample_row());
   for (const char* field : {"family", "input", "variant", "baseline", "params", "n", "work", "work_unit",
-                            "ms_median", "ms_min", "reps", "throughput", "throughput_unit", "verified"}) {
+                            "ms_median", "ms_min", "ms_mad", "reps", "throughput", "throughput_unit",
+                            "verified"}) {
     CAPTURE(field);
     CHECK(j.contains(field));
   }
@@ -58,6 +62,7 @@ TEST_CASE("a bench row holds every field of docs/bench-format.md, throughput = w
   CHECK(j["baseline"] == "flat_balanced");
   CHECK(j["ms_median"].get<double>() == 2.0);
   CHECK(j["ms_min"].get<double>() == 1.5);
+  CHECK(j["ms_mad"].get<double>() == 0.25);
   CHECK(j["reps"] == 5);
   CHECK(j["throughput"].get<double>() == doctest::Approx(4.0));  // 8e6 edges / 2 ms / 1e6
   CHECK(j["verified"] == true);
@@ -261,4 +266,44 @@ TEST_CASE("a default output path is checked as a given one is, with the option n
                        ("--svg: '" + graph + "' exists and does not hold an SVG picture: refusing to replace it").c_str(),
                        cdpkit::input_error);
   CHECK_NOTHROW(cdpkit::harness::check_output_file("--svg", (dir.path() / "new.svg").string(), "an SVG picture", '<'));
+}
+
+TEST_CASE("a timing holds the timed runs' median, least and median absolute deviation") {
+  const auto t = cdpkit::harness::timing_of({3.0, 1.0, 100.0, 2.0, 10.0});
+  CHECK(t.reps == 5);
+  CHECK(t.median_ms == 3.0);
+  CHECK(t.min_ms == 1.0);
+  CHECK(t.mad_ms == 2.0);  // deviations 0, 2, 97, 1, 7: one slow run does not move the spread
+  CHECK(t.samples_ms.size() == 5u);
+  CHECK(cdpkit::harness::timing_of({4.0}).mad_ms == 0.0);
+  CHECK(cdpkit::harness::median_absolute_deviation({1.0, 2.0, 3.0, 4.0}) == 1.0);  // |.| 1.5 .5 .5 1.5
+  CHECK_THROWS_AS(cdpkit::harness::timing_of({}), cdpkit::input_error);
+}
+
+TEST_CASE("the launch options refuse a budget without headroom below the limit as a command-line error") {
+  CLI::App app("t");
+  cdpkit::launch_config config;
+  cdpkit::harness::add_launch_options(app, config);
+  CHECK_THROWS_AS(app.parse(std::string("--pending-limit 1024 --pending-budget 1024")), CLI::ValidationError);
+  CLI::App fine("t");
+  cdpkit::harness::add_launch_options(fine, config);
+  CHECK_NOTHROW(fine.parse(std::string("--pending-limit 1024 --pending-budget 512")));
+  CHECK(config.pending_budget == 512);
+}
+
+TEST_CASE("a whole-number option refuses signs, empty text, leading zeros and values past its type, naming the text") {
+  const auto u64 = cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max());
+  CHECK(check_message(u64, "0").empty());
+  CHECK(check_message(u64, "18446744073709551615").empty());
+  CHECK(check_message(u64, "-1") ==
+        "'-1' is not a whole number in [0, 18446744073709551615] (decimal, no leading zero)");
+  CHECK(check_message(u64, "18446744073709551616") ==
+        "'18446744073709551616' is not a whole number in [0, 18446744073709551615] (decimal, no leading zero)");
+  CHECK_FALSE(check_message(u64, "010").empty());  // CLI11 would read it as octal 8
+  CHECK_FALSE(check_message(u64, "").empty());
+  CHECK_FALSE(check_message(u64, "+5").empty());
+  CHECK_FALSE(check_message(u64, "1e3").empty());
+  const auto u32 = cdpkit::harness::whole_number(std::numeric_limits<std::uint32_t>::max());
+  CHECK(check_message(u32, "4294967295").empty());
+  CHECK_FALSE(check_message(u32, "4294967296").empty());
 }

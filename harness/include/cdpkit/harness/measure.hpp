@@ -21,6 +21,8 @@ namespace cdpkit::harness {
 struct timing {
   double median_ms = 0.0;
   double min_ms = 0.0;
+  /// The spread of the timed runs: the median absolute deviation from median_ms (0 for one run).
+  double mad_ms = 0.0;
   int reps = 0;
   std::vector<double> samples_ms;
 };
@@ -35,6 +37,14 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
 
 /// Median of a non-empty sample (the mean of the two middle values for an even count).
 double median(std::vector<double> values);
+
+/// A timing from the times of `reps` = samples_ms.size() timed runs: their median, least and
+/// median absolute deviation. Throws cdpkit::input_error when there is none.
+timing timing_of(std::vector<double> samples_ms);
+
+/// Median absolute deviation of a non-empty sample: median(|v - median(values)|), a spread that
+/// one outlying run does not move (for 1, 2, 3, 10, 100: 1). Throws cdpkit::input_error when empty.
+double median_absolute_deviation(const std::vector<double>& values);
 
 struct measurement {
   timing time;

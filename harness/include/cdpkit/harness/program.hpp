@@ -39,17 +39,19 @@ int run_program(const char* name, const std::function<bool()>& body);
 /// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
 void apply_timeout_option(double seconds);
 
-/// A CLI11 check for an unsigned option (or each item of a list): decimal digits only, at most
-/// `max`. CLI11 alone reads "-1" into an unsigned 64-bit option as 2^64 - 1, saturates 2^64 and
-/// reads an empty list item as 0; each is refused here, naming the text.
+/// A CLI11 check for an unsigned option (or each item of a list): decimal digits without a
+/// leading zero ("0" itself excepted), at most `max`. CLI11 alone reads "-1" into an unsigned
+/// 64-bit option as 2^64 - 1, saturates 2^64, reads "010" as octal 8 and an empty list item as
+/// 0; each is refused here, naming the text.
 inline CLI::Validator whole_number(std::uint64_t max) {
   const std::string top = std::to_string(max);
   return CLI::Validator(
       [top](std::string& text) -> std::string {
-        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        std::string value = digits ? text.substr(std::min(text.find_first_not_of('0'), text.size() - 1)) : "";
-        const bool inside = digits && (value.size() < top.size() || (value.size() == top.size() && value <= top));
-        return inside ? std::string() : "'" + text + "' is not a whole number in [0, " + top + "]";
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos &&
+                            (text[0] != '0' || text.size() == 1);
+        const bool inside = digits && (text.size() < top.size() || (text.size() == top.size() && text <= top));
+        return inside ? std::string()
+                      : "'" + text + "' is not a whole number in [0, " + top + "] (decimal, no leading zero)";
       },
       "UINT in [0, " + top + "]");
 }
