@@ -1,7 +1,8 @@
 // cdpkit-report — profile JSON in, one self-contained HTML report (or a Chrome trace) out.
 //
-//   cdpkit-report run.json [more.json ...] -o report.html
+//   cdpkit-report run.json [more.json ...] -o report.html     (without -o: run.html)
 //   cdpkit-report run.json --format chrome-trace -o trace.json     (open in ui.perfetto.dev)
+//   cdpkit-report run.json -o - | gzip > report.html.gz           (- : standard output)
 //
 // Needs no GPU and no CUDA. One error path: a bad command line, a malformed, truncated, too deep
 // or wrong-version profile, an output that is one of the profiles or not a regular file, an
@@ -46,6 +47,15 @@ bool same_file(const std::string& input, const std::string& output) {
   return !ec_in && !ec_out && a == b;
 }
 
+/// The output when -o is not given: the first profile's file name, in the current folder, with
+/// its .json (if any) replaced by .html, or by .trace.json for a Chrome trace ("runs/bfs.json" ->
+/// "bfs.html").
+std::string default_output(const std::string& first_profile, bool html) {
+  std::string stem = std::filesystem::path(first_profile).filename().string();
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  return stem + (html ? ".html" : ".trace.json");
+}
+
 int run(int argc, char** argv) {
   CLI::App app{std::string("cdpkit-report: profile JSON (") + cdpkit::schema::profile_schema +
                 ") to a self-contained HTML report"};
@@ -54,7 +64,9 @@ int run(int argc, char** argv) {
   app.add_option("profiles", inputs, "profile JSON files (the first is the reference in comparisons)")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("-o,--output", output, "output file")->required();
+  app.add_option("-o,--output", output,
+                 "output file; - for standard output (default: the first profile's name with .html, "
+                 "or .trace.json for a Chrome trace, in the current folder)");
   app.add_option("--format", format, "html or chrome-trace")
       ->capture_default_str()
       ->check(CLI::IsMember({"html", "chrome-trace"}));
@@ -66,19 +78,30 @@ int run(int argc, char** argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
     return fail(e.what());
   }
-  for (const auto& path : inputs)
-    if (same_file(path, output)) return fail(output + ": the output is the input profile " + path + "; nothing written");
-  // an existing output is replaced only when it holds what this run writes (not a graph, a text...)
   const bool html = format == "html";
-  if (const std::string why = cdpkit::schema::output_refusal(output, html ? "an HTML report" : "a JSON document",
-                                                             html ? '<' : '{');
-      !why.empty())
-    return fail(why);
+  if (output.empty()) output = default_output(inputs.front(), html);
+  const bool to_stdout = output == "-";
+  if (!to_stdout) {
+    for (const auto& path : inputs)
+      if (same_file(path, output))
+        return fail(output + ": the output is the input profile " + path + "; nothing written");
+    // an existing output is replaced only when it holds what this run writes (not a graph, a text...)
+    if (const std::string why = cdpkit::schema::output_refusal(output, html ? "an HTML report" : "a JSON document",
+                                                               html ? '<' : '{');
+        !why.empty())
+      return fail(why);
+  }
   std::vector<cdpkit::report::profile> profiles;
   profiles.reserve(inputs.size());
   for (const auto& path : inputs) profiles.push_back(cdpkit::report::load_profile(path));
   const std::string text = format == "html" ? cdpkit::report::render_html(profiles)
                                             : cdpkit::report::render_chrome_trace(profiles);
+  if (to_stdout) {  // the document alone on standard output, nothing else
+    std::cout.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::cout.flush();
+    if (!std::cout) return fail("-: cannot write to standard output");
+    return 0;
+  }
   cdpkit::report::write_file_atomically(output, text);
   std::cout << "cdpkit-report: wrote " << output << " (" << text.size() / 1024 << " KiB) from "
             << inputs.size() << " profile(s)\n";

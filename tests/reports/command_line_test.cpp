@@ -82,7 +82,6 @@ TEST_CASE("the command line prints one line and exits with 2 on every error and 
   const std::vector<cli_case> cases = {
       {"", "profiles is required"},
       {"-o " + o, "profiles is required"},
-      {g, "--output is required"},
       {g + " -o " + o + " --no-such-option", "--no-such-option"},
       {g + " -o " + o + " --format pdf", "--format"},
       {d + "/missing.json -o " + o, "missing.json"},
@@ -275,5 +274,30 @@ TEST_CASE("the command line replaces an existing output only when it holds what 
   CHECK(json::parse(read_text(dir / "old.json")).contains("traceEvents"));
   std::ofstream(dir / "empty.html").flush();
   CHECK(run_report(p + " -o " + d + "/empty.html", dir, out_text, err_text) == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("without -o the report is named after the first profile, and -o - writes standard output") {
+  const auto dir = std::filesystem::temp_directory_path() / "cdpkit_report_default_output";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "runs");
+  const std::string d = dir.string(), profile = d + "/runs/bfs.json";
+  std::ofstream(profile) << valid_profile().dump();
+  const std::string here = "cd " + d + " &&";
+  std::string out_text, err_text;
+  CHECK(run_report(profile, dir, out_text, err_text, here) == 0);  // runs/bfs.json -> ./bfs.html
+  CHECK(read_text(dir / "bfs.html").rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(contains(out_text, "cdpkit-report: wrote bfs.html"));
+  CHECK(run_report(profile + " --format chrome-trace", dir, out_text, err_text, here) == 0);
+  CHECK(json::parse(read_text(dir / "bfs.trace.json")).contains("traceEvents"));
+  // standard output: the document alone, no status line, no file named "-"
+  CHECK(run_report(profile + " -o -", dir, out_text, err_text, here) == 0);
+  CHECK(out_text.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(out_text == read_text(dir / "bfs.html"));
+  CHECK(err_text.empty());
+  CHECK(run_report(profile + " --format chrome-trace -o -", dir, out_text, err_text, here) == 0);
+  CHECK(json::parse(out_text).contains("traceEvents"));
+  CHECK_FALSE(std::filesystem::exists(dir / "-"));
+  CHECK(tmp_files(dir).empty());
   std::filesystem::remove_all(dir);
 }
