@@ -117,7 +117,7 @@ TEST_CASE("each section of the HTML report holds its own numbers") {
   CHECK(contains(findings, "cudaErrorLaunchPendingCountExceeded (69)"));
 
   // 7. Comparison: ms per profile and the delta against the first
-  CHECK(contains(comparison, "<th>ms [1]</th><th>ms [2]</th><th>delta [2]</th>"));
+  CHECK(contains(comparison, "<th scope=\"col\">ms [1]</th><th scope=\"col\">ms [2]</th><th scope=\"col\">delta [2]</th>"));
   CHECK(contains(comparison, "<td class=\"l\">child_per_thread</td><td>40.000</td><td>20.000</td><td class=\"up\">-50.0%</td>"));
   CHECK(contains(comparison, "<td class=\"l\">serial_loop</td><td>10.000</td><td>10.000</td><td class=\"up\">0.0%</td>"));
   CHECK(contains(comparison, "[1] p.json [2] q.json"));
@@ -340,4 +340,21 @@ TEST_CASE("pictures are shown as data-URL images, never as markup of the page") 
   CHECK_FALSE(contains(html, "<script>alert"));
   CHECK_FALSE(contains(html, "<svg><script>"));
   CHECK_FALSE(contains(html, "http://"));
+}
+
+TEST_CASE("every table of the report has a caption, column or row headers with a scope, and scrolls when narrow") {
+  const auto full = rep::load_profile(CDPKIT_TEST_FIXTURES "/profile_h100.json");
+  const auto other = rep::load_profile(CDPKIT_TEST_FIXTURES "/profile_h200.json");
+  const std::string html = rep::render_html({full, other});  // two profiles: the comparison too
+  const auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = html.find(needle); at != std::string::npos; at = html.find(needle, at + 1)) ++n;
+    return n;
+  };
+  const std::size_t tables = count("<table");
+  CHECK(tables >= 10u);  // profile and runs (twice), bands, tree, durations, pending, ranks, CTAs, cost, comparison
+  CHECK(count("<div class=\"wrap\"><table") == tables);
+  CHECK(count("<caption>") == tables);
+  CHECK(count("<th scope=\"col\"") + count("<th scope=\"row\"") == count("<th "));
+  CHECK(count("<th>") == 0u);
 }

@@ -33,7 +33,8 @@ std::string badge(bool ok, const std::string& text) {
 const char* css = R"(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0 auto;max-width:1100px;padding:0 16px 40px}
 h1{font-size:24px;margin:18px 0 4px}h2{font-size:19px;border-bottom:2px solid #0072B2;padding-bottom:2px;margin-top:30px}
-h3{font-size:15px;margin:18px 0 6px}table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
+h3{font-size:15px;margin:18px 0 6px}.wrap{overflow-x:auto;max-width:100%}
+caption{text-align:left;font-size:12px;color:#555;padding:2px 0}table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f0f4f8;cursor:pointer}td.l,th.l{text-align:left}tr.sum td{font-weight:bold;border-top:2px solid #999}
 .badge{padding:1px 6px;border-radius:3px;font-weight:600}.ok{background:#d7f0e6;color:#00573f}.bad{background:#f9d9c8;color:#8a2f00}
 .chart{width:100%;max-width:460px;height:auto;margin:4px 8px 8px 0;vertical-align:top}.wide{max-width:900px}
@@ -57,18 +58,40 @@ rows.forEach(function(r){tb.appendChild(r);});});});
 
 std::string run_title(const run_profile& r) { return r.algorithm + " · " + r.variant + " · " + r.input; }
 
+/// A column of a table's header row: its title, and whether its cells are left-aligned.
+struct column {
+  std::string title;
+  bool left = false;
+};
+
+/// Opens a table in a box that scrolls sideways when the window is narrower than the table,
+/// with its caption and a header row of column headers (scope="col"); the rows of a sortable
+/// table go in a <tbody>. close_table() closes what it opened.
+void open_table(std::ostringstream& o, const std::string& caption, const std::vector<column>& columns,
+                bool sortable = false) {
+  o << "<div class=\"wrap\"><table" << (sortable ? " class=\"sortable\"" : "") << "><caption>" << esc(caption)
+    << "</caption>" << (sortable ? "<thead>" : "") << "<tr>";
+  for (const column& c : columns) o << "<th scope=\"col\"" << (c.left ? " class=\"l\"" : "") << ">" << esc(c.title) << "</th>";
+  o << "</tr>" << (sortable ? "</thead><tbody>" : "");
+}
+
+void close_table(std::ostringstream& o, bool sortable = false) { o << (sortable ? "</tbody>" : "") << "</table></div>"; }
+
 void summary_section(std::ostringstream& o, const profile_analysis& a) {
   const profile& p = *a.source;
-  o << "<h3>" << esc(p.path) << "</h3><table><tr><th class=\"l\">device</th><td class=\"l\">" << esc(p.device.name)
-    << " (cc " << esc(p.device.cc) << ", " << p.device.sms << " SMs)</td></tr><tr><th class=\"l\">driver / runtime</th><td class=\"l\">"
-    << p.device.driver << " / " << p.device.runtime << "</td></tr><tr><th class=\"l\">build</th><td class=\"l\">";
+  const char* row_header = "</td></tr><tr><th scope=\"row\" class=\"l\">";
+  o << "<h3>" << esc(p.path) << "</h3><div class=\"wrap\"><table><caption>the profile</caption>"
+    << "<tr><th scope=\"row\" class=\"l\">device</th><td class=\"l\">" << esc(p.device.name) << " (cc "
+    << esc(p.device.cc) << ", " << p.device.sms << " SMs)" << row_header << "driver / runtime</th><td class=\"l\">"
+    << p.device.driver << " / " << p.device.runtime << row_header << "build</th><td class=\"l\">";
   for (const char* key : {"version", "commit", "build_type", "cuda_architectures", "cuda_compiler"})
     if (p.build.contains(key) && p.build[key].is_string()) o << esc(key) << " " << esc(p.build[key].get<std::string>()) << "; ";
-  o << "</td></tr><tr><th class=\"l\">program / when</th><td class=\"l\">" << esc(p.program) << ", " << esc(p.created)
-    << "</td></tr></table>";
-  o << "<table class=\"sortable\"><thead><tr><th class=\"l\">algorithm</th><th class=\"l\">variant</th><th class=\"l\">input</th>"
-       "<th>ms</th><th>throughput</th><th>vs baseline</th><th>child launches</th><th>tiny grids</th><th>warp eff.</th>"
-       "<th class=\"l\">check</th></tr></thead><tbody>";
+  o << row_header << "program / when</th><td class=\"l\">" << esc(p.program) << ", " << esc(p.created) << "</td></tr>";
+  close_table(o);
+  open_table(o, "every run: its time, throughput, ratio to its baseline, child grids and check",
+             {{"algorithm", true}, {"variant", true}, {"input", true}, {"ms"}, {"throughput"}, {"vs baseline"},
+              {"child launches"}, {"tiny grids"}, {"warp eff."}, {"check", true}},
+             true);
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const run_profile& r = p.runs[k];
     const run_analysis& ra = a.runs[k];
@@ -93,7 +116,7 @@ void summary_section(std::ostringstream& o, const profile_analysis& a) {
       << (r.checked ? badge(r.verified, r.verified ? "pass" : "FAIL (" + num(r.mismatches) + ")") : badge(false, "unchecked"))
       << "</td></tr>";
   }
-  o << "</tbody></table>";
+  close_table(o, true);
 }
 
 void child_grid_section(std::ostringstream& o, const profile_analysis& a) {
@@ -119,15 +142,17 @@ void child_grid_section(std::ostringstream& o, const profile_analysis& a) {
                               label(bands[1], "< " + std::to_string(p.device.sms) + " blocks"), bands[1].flagged);
       o << render::log2_chart("threads per child grid", s.threads_log2, bands[2].last_bucket, "threads",
                               label(bands[2], "below full occupancy"), bands[2].flagged);
-      o << "</div><table><tr><th class=\"l\">underutilized band</th><th>launches in band</th><th>share of launches</th>"
-           "<th>share of launched threads</th><th class=\"l\">verdict</th></tr>";
+      o << "</div>";
+      open_table(o, "the underutilized bands of " + s.name + "'s child grids",
+                 {{"underutilized band", true}, {"launches in band"}, {"share of launches"}, {"share of launched threads"},
+                  {"verdict", true}});
       for (const auto& b : bands) {
         o << "<tr><td class=\"l\">" << esc(b.name) << "</td><td>" << num(b.launches_in) << " of " << num(b.launches_total)
           << "</td><td>" << pct(b.launch_share) << "</td><td>"
           << (b.thread_share ? pct(*b.thread_share) + (b.thread_share_sampled ? " (sampled)" : "") : "-")
           << "</td><td class=\"l\">" << (b.flagged ? "underused: " : "informational: ") << esc(b.reason) << "</td></tr>";
       }
-      o << "</table>";
+      close_table(o);
     }
   }
 }
@@ -142,7 +167,8 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
     o << "<h3>" << esc(run_title(r)) << "</h3>" << render::icicle(tree);
     if (tree.from_sample) o << "<p class=\"note\">From the first " << num(r.trace->records.size())
                             << " launch records of " << num(r.trace->records_requested) << ".</p>";
-    o << "<table><tr><th class=\"l\">parent</th><th class=\"l\">child site</th><th>depth</th><th>launches</th></tr>";
+    open_table(o, "child grids by launching site and depth",
+               {{"parent", true}, {"child site", true}, {"depth"}, {"launches"}});
     for (const auto& e : tree.edges) {
       const std::string parent = e.parent_site == -1   ? "host-launched grid"
                                  : e.parent_site == -2 ? "(record not kept)"
@@ -150,7 +176,7 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
       o << "<tr><td class=\"l\">" << esc(parent) << "</td><td class=\"l\">" << esc(r.trace->site_name(e.child_site))
         << "</td><td>" << e.depth << "</td><td>" << num(e.launches) << "</td></tr>";
     }
-    o << "</table>";
+    close_table(o);
     if (ra.timeline) {  // the child grids' execution windows
       const child_timeline& tl = *ra.timeline;
       const double span_us = static_cast<double>(tl.span_ns) / 1000.0;
@@ -167,8 +193,8 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
                                   span_us, static_cast<double>(p.device.sms),
                                   num(p.device.sms) + " SMs: one block each", "blocks");
       o << render::timeline_chart("child grids in flight", tl.grids, span_us, 0, "", "grids");
-      o << "<table><tr><th class=\"l\">site</th><th>depth</th><th>launches</th><th>measured</th>"
-           "<th>mean µs</th><th>longest µs</th><th>busy µs</th></tr>";
+      open_table(o, "measured child-grid durations by site and depth",
+                 {{"site", true}, {"depth"}, {"launches"}, {"measured"}, {"mean µs"}, {"longest µs"}, {"busy µs"}});
       // the rows that ran longest, at most 50
       std::vector<const tree_node*> timed;
       for (const auto& n : tree.nodes)
@@ -184,7 +210,7 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
           << fmt(static_cast<double>(n.exec_ns_max) / 1000.0, 1) << "</td><td>"
           << fmt(static_cast<double>(n.busy_ns) / 1000.0, 1) << "</td></tr>";
       }
-      o << "</table>";
+      close_table(o);
       if (shown < timed.size())
         o << "<p class=\"note\">The " << shown << " of " << num(timed.size())
           << " rows that ran longest (busy time).</p>";
@@ -209,8 +235,9 @@ void pending_section(std::ostringstream& o, const profile_analysis& a) {
       << render::gauge(t.pending_high_water, ceiling,
                        "pending high water " + num(t.pending_high_water) + " of " + num(ceiling) + " (device limit " +
                            num(t.pending_limit) + ", budget " + num(t.pending_budget) + ")");
-    o << "<table><tr><th class=\"l\">site</th><th>requests</th><th>launched</th><th>over budget</th><th>depth cap</th>"
-         "<th>launch failed</th><th class=\"l\">errors</th><th>items done inline</th></tr>";
+    open_table(o, "launch requests and what became of them, by site",
+               {{"site", true}, {"requests"}, {"launched"}, {"over budget"}, {"depth cap"}, {"launch failed"},
+                {"errors", true}, {"items done inline"}});
     for (const auto& s : t.sites) {
       if (s.requests == 0) continue;
       std::string errors;
@@ -220,7 +247,7 @@ void pending_section(std::ostringstream& o, const profile_analysis& a) {
         << num(s.fallback_error) << "</td><td class=\"l\">" << esc(errors.empty() ? "-" : errors) << "</td><td>"
         << num(s.inline_items) << "</td></tr>";
     }
-    o << "</table>";
+    close_table(o);
   }
 }
 
@@ -275,15 +302,16 @@ std::string value_and_rank(const std::optional<double>& v, const std::optional<i
 void efficiency_section(std::ostringstream& o, const profile_analysis& a) {
   const profile& p = *a.source;
   for (const efficiency_ranking& g : a.efficiency) {
-    o << "<h3>" << esc(g.algorithm + " · " + g.input) << "</h3><table class=\"sortable\"><thead><tr>"
-         "<th class=\"l\">variant</th><th>ms</th><th>probes' warp eff.</th><th>rank</th><th>hardware warp eff.</th>"
-         "<th>rank</th></tr></thead><tbody>";
+    o << "<h3>" << esc(g.algorithm + " · " + g.input) << "</h3>";
+    open_table(o, "warp efficiency by the probes and by the hardware, ranked",
+               {{"variant", true}, {"ms"}, {"probes' warp eff."}, {"rank"}, {"hardware warp eff."}, {"rank"}}, true);
     for (const efficiency_row& row : g.rows) {
       const run_profile& r = p.runs[row.run];
       o << "<tr><td class=\"l\">" << esc(r.variant) << "</td><td data-v=\"" << r.ms << "\">" << fmt(r.ms, 3) << "</td>"
         << value_and_rank(row.probes, row.probe_rank) << value_and_rank(row.hardware, row.hardware_rank) << "</tr>";
     }
-    o << "</tbody></table><p>" << esc(g.verdict) << "</p>";
+    close_table(o, true);
+    o << "<p>" << esc(g.verdict) << "</p>";
   }
   o << "<p class=\"note\">Rank 1: the most efficient. The probes count active lanes per warp step at the probed "
        "sites; the hardware counts every instruction of the run (thread instructions / (32 x warp instructions)), over "
@@ -293,8 +321,9 @@ void efficiency_section(std::ostringstream& o, const profile_analysis& a) {
 void accounting_section(std::ostringstream& o, const profile_analysis& a) {
   const profile& p = *a.source;
   const auto signed_num = [](std::int64_t d) { return (d > 0 ? "+" : "") + std::to_string(d); };
-  o << "<table><tr><th class=\"l\">run</th><th>hardware CTAs</th><th>host blocks (grids)</th>"
-       "<th>traced child blocks (grids)</th><th>difference: CTAs / threads</th><th class=\"l\">verdict</th></tr>";
+  open_table(o, "the CTA accounting of every measured run",
+             {{"run", true}, {"hardware CTAs"}, {"host blocks (grids)"}, {"traced child blocks (grids)"},
+              {"difference: CTAs / threads"}, {"verdict", true}});
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     if (!a.runs[k].accounting) continue;
     const accounting_analysis& acc = *a.runs[k].accounting;
@@ -304,7 +333,8 @@ void accounting_section(std::ostringstream& o, const profile_analysis& a) {
       << num(c.child_grids) << ")</td><td>" << signed_num(acc.difference) << " / " << signed_num(acc.thread_difference)
       << "</td><td class=\"l\">" << badge(!acc.problem(), acc.verdict) << "</td></tr>";
   }
-  o << "</table><p class=\"note\">difference: what the hardware launched (sm__ctas_launched.sum, "
+  close_table(o);
+  o << "<p class=\"note\">difference: what the hardware launched (sm__ctas_launched.sum, "
        "sm__threads_launched.sum) minus the host-launched blocks (CUPTI's activity records) minus the child blocks the "
        "trace says were launched. The CUDA device runtime runs a few CTAs of its own, of one thread to one warp, "
        "beside a program that launches from the device; copies and memsets may run the driver's kernels.</p>";
@@ -356,8 +386,9 @@ std::string pairs_cell(const schema::collect_times& c) {
 
 void overhead_section(std::ostringstream& o, const profile_analysis& a) {
   const profile& p = *a.source;
-  o << "<table><tr><th class=\"l\">run</th><th>timed ms</th><th>baseline ms</th><th>traced</th><th>metrics</th>"
-       "<th>timeline</th><th>pairs: median traced / untraced</th></tr>";
+  open_table(o, "what each collection cost, run by run",
+             {{"run", true}, {"timed ms"}, {"baseline ms"}, {"traced"}, {"metrics"}, {"timeline"},
+              {"pairs: median traced / untraced"}});
   for (std::size_t k = 0; k < p.runs.size(); ++k) {
     const collect_overhead& c = a.runs[k].overhead;
     if (!c.any()) continue;
@@ -372,7 +403,8 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
   if (w.any())
     o << "<tr class=\"sum\"><td class=\"l\">the whole sample (sums over its runs)</td><td>-</td><td>-</td>"
       << sum_cell(w.traced) << sum_cell(w.metrics) << sum_cell(w.timeline) << "<td>-</td></tr>";
-  o << "</table><p class=\"note\">The whole sample: per part, its collection runs' times summed over the same "
+  close_table(o);
+  o << "<p class=\"note\">The whole sample: per part, its collection runs' times summed over the same "
        "runs' baselines summed: what collecting costs the sample's user, each run weighed by its time. A part's "
        "cost per run is mostly fixed (its setup, its copies), so runs of a fraction of a millisecond show large "
        "ratios of their own. Each collection's time (the fastest of its runs) over the baseline (1.02x: 2% "
@@ -402,10 +434,12 @@ void comparison_section(std::ostringstream& o, const std::vector<profile>& profi
     o << "<p class=\"note\">Give several profiles (before / after, or variants) to compare them here.</p>";
     return;
   }
-  o << "<table class=\"sortable\"><thead><tr><th class=\"l\">algorithm</th><th class=\"l\">input</th><th class=\"l\">variant</th>";
-  for (std::size_t k = 0; k < profiles.size(); ++k)
-    o << "<th>ms [" << k + 1 << "]</th>" << (k > 0 ? "<th>delta [" + std::to_string(k + 1) + "]</th>" : "");
-  o << "</tr></thead><tbody>";
+  std::vector<column> columns = {{"algorithm", true}, {"input", true}, {"variant", true}};
+  for (std::size_t k = 0; k < profiles.size(); ++k) {
+    columns.push_back({"ms [" + std::to_string(k + 1) + "]"});
+    if (k > 0) columns.push_back({"delta [" + std::to_string(k + 1) + "]"});
+  }
+  open_table(o, "every (algorithm, input, variant) in each profile", columns, true);
   for (const comparison_row& row : compare(profiles)) {
     o << "<tr><td class=\"l\">" << esc(row.algorithm) << "</td><td class=\"l\">" << esc(row.input)
       << "</td><td class=\"l\">" << esc(row.variant) << "</td>";
@@ -421,7 +455,8 @@ void comparison_section(std::ostringstream& o, const std::vector<profile>& profi
     }
     o << "</tr>";
   }
-  o << "</tbody></table><p class=\"note\">Files: ";
+  close_table(o, true);
+  o << "<p class=\"note\">Files: ";
   for (std::size_t k = 0; k < profiles.size(); ++k) o << "[" << k + 1 << "] " << esc(profiles[k].path) << " ";
   o << ". delta: time relative to [1] (negative = faster).</p>";
 }
