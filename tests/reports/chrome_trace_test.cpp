@@ -147,3 +147,25 @@ TEST_CASE("the Chrome trace has an SM active counter track and the host kernels 
   CHECK(kernels[0]["dur"].get<double>() == doctest::Approx(22.0));
   CHECK(track_name[kernels[0]["tid"].get<int>()] == "host-launched kernels");
 }
+
+TEST_CASE("a run without measured child windows is marked so, and refused requests are instants, not slices") {
+  json doc = valid_profile(5);
+  auto& rows = doc["runs"][1]["trace"]["records"]["rows"];
+  rows[2][9] = "fallback_budget";  // the outcome column: refused, never ran
+  const auto p = rep::parse_profile(doc.dump(), "p.json");
+  const auto trace = json::parse(rep::render_chrome_trace({p}));
+  std::size_t slices = 0, refused_instants = 0, warnings = 0;
+  std::string process;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") ++slices;
+    if (e["ph"] == "i" && e["cat"] == "fallback_budget") ++refused_instants;
+    if (e["ph"] == "i" && e["cat"] == "warning") ++warnings;
+    if (e["ph"] == "M" && e["name"] == "process_name") process = e["args"]["name"].get<std::string>();
+  }
+  CHECK(slices == 4u);  // the launched grids' 1 us markers
+  CHECK(refused_instants == 1u);
+  CHECK(warnings == 1u);
+  CHECK(process.find("[no measured child windows]") != std::string::npos);
+  const std::string html = rep::render_html({p});
+  CHECK(html.find("No child grid of this run has a measured execution window") != std::string::npos);
+}

@@ -6,8 +6,10 @@
 // no two slices of a track overlap, and a flow goes from the parent's slice, at the moment it
 // asked, to the child's. Every recorded request is also an instant on its depth's "requests"
 // track (refused ones too where the run recorded them, launch_config::record_refusals: their
-// outcome says why). A run whose records have no execution windows gets the plain
-// picture: a 1 µs slice per request on a track per depth, flows between them. The export
+// outcome says why). A run whose records have no execution windows gets the plain picture,
+// marked as such (its process name, and a first instant that says so): a 1 µs marker slice per
+// launched grid at its request, an instant per request refused or failed, a track per depth,
+// flows between them. The export
 // adds, on the same time base (the run's earliest event), the PM samples as counter tracks ("SM
 // active %", "warps active %") and the run's host-launched kernels as slices on a track of their
 // own.
@@ -105,16 +107,29 @@ std::uint64_t run_origin(const run_profile& r, const std::vector<const schema::a
   return t0;
 }
 
-/// Records without execution windows: a 1 µs slice per request, a track per depth.
+/// Records without execution windows: a 1 µs marker slice per launched grid at its request, an
+/// instant per request refused or failed (it never ran), a track per depth; the first event says
+/// that no slice is a duration.
 void unmeasured_run(event_sink& events, int pid, const trace_profile& t, std::uint64_t t0) {
+  events.push_back({{"name", "no measured child windows: each launched grid is a 1 us marker at its request, "
+                             "not its duration"},
+                    {"cat", "warning"}, {"ph", "i"}, {"s", "p"}, {"ts", 0}, {"pid", pid}, {"tid", 0}});
   std::map<std::uint32_t, const launch_record*> by_id;
   for (const auto& rec : t.records) by_id[rec.id] = &rec;
   for (const auto& rec : t.records) {
     const double ts = micros(rec.t_ns, t0);
-    events.push_back({{"name", t.site_name(rec.site)},
-                      {"cat", schema::name(static_cast<launch_outcome>(rec.outcome))},
-                      {"ph", "X"}, {"ts", ts}, {"dur", 1}, {"pid", pid}, {"tid", rec.depth},
-                      {"args", record_args(rec)}});
+    const bool ran = static_cast<launch_outcome>(rec.outcome) == launch_outcome::launched;
+    json event = {{"name", t.site_name(rec.site)},
+                  {"cat", schema::name(static_cast<launch_outcome>(rec.outcome))},
+                  {"ts", ts}, {"pid", pid}, {"tid", rec.depth}, {"args", record_args(rec)}};
+    if (ran) {
+      event["ph"] = "X";
+      event["dur"] = 1;
+    } else {
+      event["ph"] = "i";
+      event["s"] = "t";
+    }
+    events.push_back(std::move(event));
     if (rec.parent == no_record) continue;
     const auto it = by_id.find(rec.parent);
     if (it == by_id.end()) continue;
@@ -258,13 +273,14 @@ std::string render_chrome_trace(const std::vector<profile>& profiles) {
       const bool samples = r.timeline && !r.timeline->samples.empty();
       const auto kernels = host_kernels_of(p, r);
       if (!records && !samples && kernels.empty()) continue;
+      const bool timed = records && std::any_of(r.trace->records.begin(), r.trace->records.end(),
+                                                [](const launch_record& rec) { return has_execution_time(rec); });
       events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid},
-                        {"args", {{"name", r.variant + " on " + r.input + " (" + p.path + ")"}}}});
+                        {"args", {{"name", r.variant + " on " + r.input + " (" + p.path + ")" +
+                                           (records && !timed ? " [no measured child windows]" : "")}}}});
       const std::uint64_t t0 = run_origin(r, kernels);
       if (records) {
         const trace_profile& t = *r.trace;
-        const bool timed = std::any_of(t.records.begin(), t.records.end(),
-                                       [](const launch_record& rec) { return has_execution_time(rec); });
         if (timed) timed_run(events, pid, t, t0);
         else unmeasured_run(events, pid, t, t0);
       }

@@ -216,6 +216,10 @@ void tree_section(std::ostringstream& o, const profile_analysis& a) {
           << " rows that ran longest (busy time).</p>";
       o << "<p class=\"note\">mean and longest: a child grid from its first block's start to its last "
            "block's end; busy: how long at least one grid of the row ran (the union of their windows).</p>";
+    } else if (!r.trace->records.empty()) {
+      o << "<p class=\"finding warning\">No child grid of this run has a measured execution window (its launch records "
+           "carry no first-block start and last-block end), so there is no timeline of child grids in flight: "
+           "the records say when each grid was asked for, not how long it ran.</p>";
     }
     std::vector<std::string> labels;
     for (std::size_t d = 0; d < ra.launches_by_depth.size(); ++d) labels.push_back(std::to_string(d));
