@@ -358,3 +358,22 @@ TEST_CASE("every table of the report has a caption, column or row headers with a
   CHECK(count("<th scope=\"col\"") + count("<th scope=\"row\"") == count("<th "));
   CHECK(count("<th>") == 0u);
 }
+
+TEST_CASE("a histogram spanning more than two decades is drawn on a log scale, and says so") {
+  json doc = valid_profile();
+  json& probe = doc["runs"][1]["trace"]["sites"][1]["probe"];
+  json lanes = zeros(32);
+  lanes[0] = 4208250;  // one-lane warp steps
+  lanes[31] = 32768;   // full warps: a speck on a linear axis
+  probe["lanes_hist"] = lanes;
+  probe["steps"] = 4208250 + 32768;
+  probe["active_lanes"] = 4208250 + 32 * 32768;
+  probe["step_efficiency"] = (4208250.0 + 32 * 32768.0) / (32.0 * (4208250 + 32768));
+  const auto skewed = rep::parse_profile(doc.dump(), "skewed.json");
+  const std::string divergence = section_of(rep::render_html({skewed}), "divergence");
+  CHECK(contains(divergence, "warp steps (log scale)"));
+  CHECK(contains(divergence, ">1,000,000</text>"));  // a decade tick
+  // the same chart over a narrow range stays linear
+  const auto plain = rep::parse_profile(valid_profile().dump(), "plain.json");
+  CHECK_FALSE(contains(rep::render_html({plain}), "(log scale)"));
+}

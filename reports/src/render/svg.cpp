@@ -93,14 +93,48 @@ std::string esc(const std::string& s) {
 }
 
 /// A bar chart in SVG. Bars whose index is <= highlight_last are drawn in the "underused" colour
-/// over a shaded band. Labels on both axes; every bar has a <title> with its exact value.
+/// over a shaded band. Labels on both axes; every bar has a <title> with its exact value. When the
+/// non-zero values span more than log_scale_decades decades the y axis is logarithmic (bar height
+/// ~ log10(1 + value)) and its title says so, so that a bucket of 32,768 beside one of 4 million
+/// (0.8% of it: one pixel on a linear axis) is still seen. The left margin is as wide as the longest y label needs, so that the rotated
+/// axis title never overlaps the tick labels.
 std::string bar_chart(const std::string& title, const std::vector<std::uint64_t>& values,
                       const std::vector<std::string>& labels, int highlight_last,
                       const std::string& x_label, const std::string& y_label,
                       const std::string& band_label, bool band_flagged) {
-  const int w = 460, h = 220, left = 56, right = 10, top = 36, bottom = 46;
+  const int w = 460, h = 220, right = 10, top = 36, bottom = 46;
   const int n = static_cast<int>(values.size());
   const std::uint64_t max_v = std::max<std::uint64_t>(1, *std::max_element(values.begin(), values.end()));
+  std::uint64_t min_v = max_v;
+  for (const std::uint64_t v : values)
+    if (v > 0) min_v = std::min(min_v, v);
+  const bool log_scale = static_cast<double>(max_v) > static_cast<double>(min_v) * std::pow(10.0, log_scale_decades);
+  // y ticks: 0, max/2, max on a linear axis; the powers of ten up to max (at most five) on a log one
+  std::vector<std::pair<double, std::uint64_t>> ticks;  // (share of the plot's height, value)
+  const double log_top = std::log10(1.0 + static_cast<double>(max_v));
+  const auto height_of = [&](std::uint64_t v) {
+    return log_scale ? std::log10(1.0 + static_cast<double>(v)) / log_top
+                     : static_cast<double>(v) / static_cast<double>(max_v);
+  };
+  if (log_scale) {
+    const int decades = static_cast<int>(std::floor(std::log10(static_cast<double>(max_v))));
+    const int stride = std::max(1, (decades + 4) / 5);
+    ticks.push_back({0.0, 0});
+    for (int d = 0; d <= decades; d += stride) {
+      std::uint64_t v = 1;
+      for (int k = 0; k < d; ++k) v *= 10;
+      ticks.push_back({height_of(v), v});
+    }
+  } else {
+    for (int k = 0; k <= 2; ++k) ticks.push_back({k / 2.0, max_v * k / 2});
+  }
+  std::size_t widest = 1;
+  for (const auto& t : ticks) widest = std::max(widest, num(t.second).size());
+  // tick labels end 4 px left of the plot, ~6 px a character at 10 px; the rotated title needs
+  // ~12 px beside them and 8 px from the edge
+  const int label_px = static_cast<int>(widest) * 6;
+  const int left = std::max(56, label_px + 24);
+  const int title_x = left - 4 - label_px - 8;
   const double bw = static_cast<double>(w - left - right) / std::max(1, n);
   const char* shade = band_flagged ? orange : grey;
   std::ostringstream s;
@@ -113,10 +147,9 @@ std::string bar_chart(const std::string& title, const std::vector<std::uint64_t>
       << "\" fill-opacity=\"0.4\"/><text x=\"" << left + 14 << "\" y=\"" << top - 4 << "\" class=\"band\">"
       << (band_flagged ? "shaded: " : "shaded, informational: ") << esc(band_label) << "</text>";
   }
-  // y axis: 0, max/2, max
-  for (int k = 0; k <= 2; ++k) grid_line(s, h - bottom - (h - top - bottom) * k / 2.0, left, w - right, num(max_v * k / 2));
+  for (const auto& [share, v] : ticks) grid_line(s, h - bottom - (h - top - bottom) * share, left, w - right, num(v));
   for (int i = 0; i < n; ++i) {
-    const double bh = (h - top - bottom) * static_cast<double>(values[i]) / static_cast<double>(max_v);
+    const double bh = (h - top - bottom) * height_of(values[i]);
     const double x = left + bw * i;
     s << "<rect x=\"" << fmt(x + 1, 1) << "\" y=\"" << fmt(h - bottom - bh, 1) << "\" width=\""
       << fmt(std::max(1.0, bw - 2), 1) << "\" height=\"" << fmt(bh, 1) << "\" fill=\""
@@ -128,8 +161,9 @@ std::string bar_chart(const std::string& title, const std::vector<std::uint64_t>
         << "</text>";
   }
   s << "<text x=\"" << (left + w - right) / 2 << "\" y=\"" << h - 8 << "\" class=\"al\">" << esc(x_label) << "</text>";
-  s << "<text x=\"12\" y=\"" << (top + h - bottom) / 2 << "\" class=\"al\" transform=\"rotate(-90 12 "
-    << (top + h - bottom) / 2 << ")\">" << esc(y_label) << "</text></svg>";
+  s << "<text x=\"" << title_x << "\" y=\"" << (top + h - bottom) / 2 << "\" class=\"al\" transform=\"rotate(-90 "
+    << title_x << " " << (top + h - bottom) / 2 << ")\">" << esc(y_label + (log_scale ? " (log scale)" : ""))
+    << "</text></svg>";
   return s.str();
 }
 

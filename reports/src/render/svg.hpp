@@ -23,10 +23,16 @@ inline constexpr const char* grey = "#999999";
 /// `s` with & < > " replaced by their HTML entities (for text and attribute values).
 std::string esc(const std::string& s);
 
+/// Decades the non-zero values of a bar chart may span before its y axis turns logarithmic: past
+/// two, the smallest non-zero bar would be under 1% of the tallest, a pixel or less.
+inline constexpr int log_scale_decades = 2;
+
 /// A bar chart. Bars whose index is <= highlight_last lie in a shaded band labelled `band_label`
 /// (none when highlight_last < 0): a flagged band is orange with its bars in the "underused"
 /// colour, an informational one (band_flagged false) grey with its bars as the others. Labels on
-/// both axes; every bar has a <title> with its exact value.
+/// both axes; every bar has a <title> with its exact value. Values spanning more than
+/// log_scale_decades decades get a log10 y axis, and its title says "(log scale)"; the left
+/// margin grows with the widest y label, so the axis title never overlaps the ticks.
 /// Precondition: labels.size() == values.size() >= 1.
 std::string bar_chart(const std::string& title, const std::vector<std::uint64_t>& values,
                       const std::vector<std::string>& labels, int highlight_last,
