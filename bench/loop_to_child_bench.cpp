@@ -54,8 +54,9 @@ int main(int argc, char** argv) {
   int reps = 5;
   std::string json_path;
   std::vector<std::string> dist_names{"all"};
-  bool sweep = true;
-  app.add_option("--segments", segments, "segments per workload")->capture_default_str()
+  std::vector<std::uint32_t> thresholds = {32, 128, 512, 2048, 8192};
+  app.add_option("--segments", segments, "segments per workload, N or 2^K (at least 1)")->capture_default_str()
+      ->transform(cdpkit::harness::size_number(1u << 26))
       ->check(CLI::Range(1u, 1u << 26));
   app.add_option("--rounds", rounds, "hash rounds per item")->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
@@ -63,7 +64,9 @@ int main(int argc, char** argv) {
                  "comma-separated: all, uniform, power_law, giant, empty, equal")
       ->delimiter(',')
       ->capture_default_str();
-  app.add_option("--sweep", sweep, "sweep thresholds on power_law")->capture_default_str();
+  cdpkit::harness::add_thresholds_option(app, thresholds,
+                                         "the sweep on power-law segments: thresholded and warp_aggregated at "
+                                         "these T, and child_per_thread on named streams");
   app.add_option("--json", json_path, "write the rows (schema cdpkit-bench/1) here")
       ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("loop_to_child_bench", app, argc, argv, [&] {
@@ -94,8 +97,8 @@ int main(int argc, char** argv) {
       for (auto k : cdpkit::all_loop_policy_kinds())
         policies.push_back(cdpkit::harness::make_policy(k, std::nullopt,
                                                         cdpkit::stream_kind::fire_and_forget, model));
-      if (dist == cdpkit::harness::segment_dist::power_law && sweep) {
-        for (std::uint32_t t : {32u, 128u, 512u, 2048u, 8192u}) {
+      if (dist == cdpkit::harness::segment_dist::power_law && !thresholds.empty()) {
+        for (const std::uint32_t t : thresholds) {
           policies.push_back(cdpkit::harness::make_policy(cdpkit::loop_policy_kind::thresholded, t,
                                                           cdpkit::stream_kind::fire_and_forget, model));
           policies.push_back(cdpkit::harness::make_policy(

@@ -40,8 +40,9 @@ int main(int argc, char** argv) {
       CLI::Range(1, 1000000));
   app.add_option("--variant", policy_name, "loop_to_child variant (its loop policy)")
       ->capture_default_str();
-  app.add_option("--segments", seg.num_segments, "segments")
+  app.add_option("--segments", seg.num_segments, "segments, N or 2^K (at least 1)")
       ->capture_default_str()
+      ->transform(cdpkit::harness::size_number(1u << 26))
       ->check(CLI::Range(1u, 1u << 26));
   return cdpkit::harness::run_program("pending_headroom", app, argc, argv, [&] {
     const auto kind = cdpkit::parse_loop_policy_kind(policy_name);

@@ -80,13 +80,13 @@ int main(int argc, char** argv) {
   app.add_option("--max-log2", max_log2, "leave out the sizes above 2^this (all cases)")
       ->capture_default_str()
       ->check(CLI::Range(0, 31));
-  app.add_option("--types", type_names,
+  app.add_option("--type", type_names,
                  "key types of the uniform cases: i32, u32, i64, u64, f32, f64")
       ->delimiter(',')
       ->capture_default_str();
   app.add_flag("--by-key,!--no-by-key", by_key,
                "also sort u32 keys with u32 values at every size (default: on)");
-  app.add_option("--dists", dist_names,
+  app.add_option("--dist", dist_names,
                  "distributions of the u32 cases at 2^--dist-log2 (all, or a comma-separated "
                  "list; none: no distribution cases)")
       ->delimiter(',')
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   app.add_option("--dist-log2", dist_log2, "log2 of the key count of the distribution cases")
       ->capture_default_str()
       ->check(CLI::Range(0, 31));
-  app.add_option("--variants", variant_names,
+  app.add_option("--variant", variant_names,
                  "comma-separated: all, simple, two_stream, fast, host_driven, thrust_radix, "
                  "thrust_merge")
       ->delimiter(',')

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   app.add_option("--matrices", specs, "matrix specs (as spmv --matrix takes them)")->delimiter(',')->capture_default_str();
   cdpkit::harness::add_thresholds_option(app, thresholds,
                                          "the sweep on power-law (rmat) matrices: thresholded, warp_aggregated and block_aggregated at these T");
-  app.add_option("--graphs", graphs_dir, "folder of the shared real graphs, read as pattern matrices (empty: none)")
+  app.add_option("--data", graphs_dir, "folder of the shared real graphs, read as pattern matrices (empty: none)")
       ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")

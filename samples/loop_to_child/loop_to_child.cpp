@@ -45,9 +45,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dist", dist_name, "segment lengths: uniform, power_law, giant, empty, equal")
       ->capture_default_str();
-  app.add_option("--segments", seg.num_segments, "number of segments (parent threads)")
+  app.add_option("--segments", seg.num_segments, "number of segments (parent threads), N or 2^K")
       ->capture_default_str()
-      ->check(CLI::Range(0u, 1u << 30));
+      ->transform(cdpkit::harness::size_number(1u << 30));
   app.add_option("--threshold", threshold,
                  "launch threshold T for thresholded / aggregated (default: cost model)");
   app.add_option("--stream", stream_name,

@@ -57,10 +57,10 @@ int main(int argc, char** argv) {
   int reps = 5;
   bool by_key = false;
   app.add_option("--n", n,
-                 "number of keys, a plain number (16777216 = 2^24), 0 to 4294967295 "
+                 "number of keys, N or 2^K, 0 to 4294967295 "
                  "(quicksort_max_keys); checked against the device's free memory")
       ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{0}, cdpkit::quicksort_max_keys));
+      ->transform(cdpkit::harness::size_number(cdpkit::quicksort_max_keys));
   app.add_option("--type", type_name, "key type: i32, u32, i64, u64, f32, f64")
       ->capture_default_str();
   app.add_option("--dist", dist_names,

@@ -307,3 +307,22 @@ TEST_CASE("a whole-number option refuses signs, empty text, leading zeros and va
   CHECK(check_message(u32, "4294967295").empty());
   CHECK_FALSE(check_message(u32, "4294967296").empty());
 }
+
+TEST_CASE("a size option takes N or 2^K and hands 2^K on as its value, within the option's bounds") {
+  const auto parsed = [](const std::string& command_line) {
+    CLI::App app("t");
+    std::uint64_t n = 0;
+    app.add_option("--n", n)->transform(cdpkit::harness::size_number(std::uint64_t{1} << 32));
+    app.parse(command_line);
+    return n;
+  };
+  CHECK(parsed("--n 2^24") == 16777216u);
+  CHECK(parsed("--n 1000") == 1000u);
+  CHECK(parsed("--n 2^0") == 1u);
+  CHECK(parsed("--n 2^32") == 4294967296u);
+  CHECK_THROWS_AS(parsed("--n 2^33"), CLI::ValidationError);  // past the bound
+  CHECK_THROWS_AS(parsed("--n 2^64"), CLI::ValidationError);
+  CHECK_THROWS_AS(parsed("--n 2^x"), CLI::ValidationError);
+  CHECK_THROWS_AS(parsed("--n -1"), CLI::ValidationError);
+  CHECK_THROWS_AS(parsed("--n 1e6"), CLI::ValidationError);
+}
