@@ -80,7 +80,6 @@ int main(int argc, char** argv) {
       return std::find(variants.begin(), variants.end(), v) != variants.end();
     };
     cdpkit::require_cuda_device();  // one clear line and exit 3 without a GPU (after the options)
-    cdpkit::harness::fit_tree_budget(config, app.count("--pending-budget") > 0);
     cdpkit::launch_runtime runtime(config);
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     struct input {

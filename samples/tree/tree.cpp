@@ -80,7 +80,6 @@ int main(int argc, char** argv) {
     cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU
     const auto c = cdpkit::harness::make_tree_case(tree_spec, t);
 
-    cdpkit::harness::fit_tree_budget(opts.launch, app.count("--pending-budget") > 0);
     cdpkit::launch_runtime runtime(opts.launch);
     const cdpkit::device_tree dt(t);
     std::vector<cdpkit::tree_options> runs;

@@ -240,23 +240,33 @@ TEST_CASE("an output file option refuses a missing folder, a directory, and a fi
 }
 
 TEST_CASE("the tree programs' budget of 2048 follows a pending limit too small for it, unless a budget was given") {
-  using cdpkit::harness::fit_tree_budget;
+  using cdpkit::harness::fit_pending_budget;
   cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   CHECK(config.pending_budget == 2048);
-  fit_tree_budget(config, false);
+  fit_pending_budget(config, false);
   CHECK(config.pending_budget == 2048);  // no limit given: the budget stays
   config.pending_launch_limit = 1024;
-  fit_tree_budget(config, false);
+  fit_pending_budget(config, false);
   CHECK(config.pending_budget == 512);  // safe_pending_fraction of the limit, not refused
   config = cdpkit::harness::tree_launch_config();
   config.pending_launch_limit = 1 << 20;
-  fit_tree_budget(config, false);
+  fit_pending_budget(config, false);
   CHECK(config.pending_budget == 2048);  // a large limit keeps 2048, not half the limit
   config = cdpkit::harness::tree_launch_config();
   config.pending_launch_limit = 1024;
   config.pending_budget = 4096;
-  fit_tree_budget(config, true);
-  CHECK(config.pending_budget == 4096);  // given: the runtime decides (and refuses it)
+  fit_pending_budget(config, true);
+  CHECK(config.pending_budget == 4096);  // given: left to check_launch_config, which refuses it
+  // through the command line: the preset budget follows --pending-limit, a given one is refused
+  CLI::App app("t");
+  cdpkit::launch_config preset = cdpkit::harness::tree_launch_config();
+  cdpkit::harness::add_launch_options(app, preset);
+  CHECK_NOTHROW(app.parse(std::string("--pending-limit 1024")));
+  CHECK(preset.pending_budget == 512);
+  CLI::App given("t");
+  cdpkit::launch_config asked = cdpkit::harness::tree_launch_config();
+  cdpkit::harness::add_launch_options(given, asked);
+  CHECK_THROWS_AS(given.parse(std::string("--pending-limit 1024 --pending-budget 2048")), CLI::ValidationError);
 }
 
 TEST_CASE("a default output path is checked as a given one is, with the option named") {

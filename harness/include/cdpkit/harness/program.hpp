@@ -18,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -150,13 +151,26 @@ CLI::Validator output_file(const std::string& kind, char first);
 /// throws cdpkit::input_error "<option>: <why>" when it fails.
 void check_output_file(const std::string& option, const std::string& path, const std::string& kind, char first);
 
+/// After the command line (`budget_given`: --pending-budget was given): a budget the program set
+/// itself (the tree programs' 2048, tree_launch_config) that a given --pending-limit is too small
+/// for is lowered to safe_pending_fraction of the limit (1024: 512) instead of being refused for
+/// a budget the user never set; at larger limits it stays (runs at a limit of 2^20 keep the budget
+/// their measurements had, not half the limit). A given budget is left for check_launch_config.
+inline void fit_pending_budget(launch_config& config, bool budget_given) {
+  if (budget_given || config.pending_launch_limit <= 0) return;
+  const int safe = std::max(1, static_cast<int>(config.pending_launch_limit * safe_pending_fraction));
+  config.pending_budget = std::min(config.pending_budget, safe);
+}
+
 /// Add the launch layer's options to a program: --pending-limit, --pending-budget,
 /// --serialize-warp-launches and --record-refusals, written into `config` when parsed (defaults
-/// as in cdpkit::launch_config). Once the command line is read, the configuration is checked
-/// (check_launch_config: a budget without headroom below the limit, say) as a command-line error,
-/// before any GPU check. Takes the app's final callback.
+/// as in cdpkit::launch_config, or as the program preset them in `config`). Once the command
+/// line is read, a preset budget follows the limit (fit_pending_budget) and the configuration is
+/// checked (check_launch_config: a given budget without headroom below the limit, say) as a
+/// command-line error, before any GPU check. Takes the app's final callback.
 inline void add_launch_options(CLI::App& app, launch_config& config) {
-  app.final_callback([&config] {
+  app.final_callback([&app, &config] {
+    fit_pending_budget(config, app.count("--pending-budget") > 0);
     try {
       check_launch_config(config);
     } catch (const input_error& e) {

@@ -29,17 +29,6 @@ inline launch_config tree_launch_config() {
   return config;
 }
 
-/// After the command line (`budget_given`: --pending-budget was given): with a --pending-limit
-/// too small for the tree programs' budget of 2048, the budget is lowered to
-/// safe_pending_fraction of it (1024: 512) instead of being refused for a budget the user never
-/// set; at larger limits it stays 2048 (verify-gpu's runs at a limit of 2^20 keep the budget
-/// their measurements had, not half the limit).
-inline void fit_tree_budget(launch_config& config, bool budget_given) {
-  if (budget_given || config.pending_launch_limit <= 0) return;
-  const int safe = std::max(1, static_cast<int>(config.pending_launch_limit * safe_pending_fraction));
-  config.pending_budget = std::min(config.pending_budget, safe);
-}
-
 /// One tree and its CPU references (both operations).
 struct tree_case {
   std::string input;  ///< e.g. "random:4194304:powerlaw"
