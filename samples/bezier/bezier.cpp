@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   std::uint32_t cap = cdpkit::default_point_cap;
   std::uint64_t seed = 1;
   int reps = 5;
-  std::string svg_path = "bezier.svg";
+  std::string svg_path;  // no picture unless asked for: nothing lands in the working folder
   std::vector<float> window_box;
   app.add_option("--curves", curves_spec,
                  "random:N | straight:N | extreme:N (N decimal or 2^K) | font:PATH[:PIXELS] (every glyph, FreeType)")
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the generators")->capture_default_str()
       ->check(cdpkit::harness::whole_number(std::numeric_limits<std::uint64_t>::max()));
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 1000));
-  app.add_option("--svg", svg_path, "write the SVG picture here (empty: none)")->capture_default_str();
+  app.add_option("--svg", svg_path, "write the SVG picture of the curves here (default: none)");
   app.add_option("--window", window_box,
                  "the picture's window MIN_X,MIN_Y,MAX_X,MAX_Y in pixels (default: a square at the centre of "
                  "the curves, where about 600 of them start)")
@@ -96,8 +96,7 @@ int main(int argc, char** argv) {
         throw cdpkit::input_error("--window must be MIN_X,MIN_Y,MAX_X,MAX_Y with MIN < MAX, finite");
     }
     const auto collect_options = opts.collect.options();
-    // --svg, given or the default bezier.svg (CLI11 checks only given values, so one check here
-    // for both): never over a file holding something else, and before any work
+    // --svg: never over a file holding something else, and before any work
     cdpkit::harness::check_output_file("--svg", svg_path, "an SVG picture", '<');
 
     // the input and the reference first: a bad spec or font is one line and exit 2, with or without a GPU
