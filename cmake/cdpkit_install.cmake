@@ -81,6 +81,8 @@ function(_cdpkit_package_of item out)
     set(pkg "nlohmann_json 3")
   elseif(item MATCHES "^CLI11::")
     set(pkg "CLI11")
+  elseif(item MATCHES "^ZLIB::")
+    set(pkg "ZLIB")
   elseif(item MATCHES "::")
     message(FATAL_ERROR "cdpkit_install_package: the installed targets link ${item}; say in "
                         "cmake/cdpkit_install.cmake which package provides it")

@@ -617,3 +617,58 @@ TEST_CASE("RMAT edges are not repeated across generator chunks") {
   const auto unique = std::unique(edges.begin(), edges.end()) - edges.begin();
   CHECK(static_cast<double>(unique) > 0.9 * static_cast<double>(edges.size()));
 }
+
+TEST_CASE("a gzip-compressed graph or matrix reads as its text; a bomb, a truncated one or one without zlib is refused") {
+  const temp_dir dir;
+  const std::string mtx = dir.file("g.mtx", mm_head + "4 4 3\n1 2\n2 3\n3 4\n");
+  const std::string edges = dir.file("e.txt", "# SNAP\n0 1\n1 2\n2 0\n");
+  REQUIRE(std::system(("gzip -k -f " + mtx + " " + edges).c_str()) == 0);
+  const std::string gz = mtx + ".gz";
+  std::string error;
+  try {
+    (void)cdpkit::load_graph(gz);
+  } catch (const cdpkit::input_error& e) {
+    error = e.what();
+  }
+  if (error.find("built without zlib") != std::string::npos) {  // this build: refused, with the way out
+    CHECK(error.find("gunzip") != std::string::npos);
+    MESSAGE("built without zlib: gzip inputs are refused (checked), not read");
+    return;
+  }
+  REQUIRE_MESSAGE(error.empty(), error);
+  const auto plain = cdpkit::load_graph(mtx), packed = cdpkit::load_graph(gz);  // .mtx.gz is Matrix Market
+  CHECK(packed.num_vertices == plain.num_vertices);
+  CHECK(packed.neighbors == plain.neighbors);
+  CHECK(cdpkit::load_graph(edges + ".gz").neighbors == cdpkit::load_graph(edges).neighbors);
+  // a gzip bomb: 8 MiB of text in a file of a few KiB, past a cap of 1 MiB of text
+  const std::string bomb = (dir.path() / "bomb.txt").string();
+  {
+    std::ofstream out(bomb);
+    const std::string line(1023, '#');
+    for (int k = 0; k < 8192; ++k) out << line << '\n';
+  }
+  REQUIRE(std::system(("gzip -f " + bomb).c_str()) == 0);
+  cdpkit::graph_read_options capped;
+  capped.max_file_bytes = 1 << 20;
+  CHECK(std::filesystem::file_size(bomb + ".gz") < capped.max_file_bytes);
+  CHECK_THROWS_WITH_AS(cdpkit::read_edge_list(bomb + ".gz", capped), contains("unpacks to more than"), cdpkit::input_error);
+  // truncated and corrupt: refused, naming the file, and no raw gzip bytes in the message
+  std::string bytes;
+  {
+    std::ifstream in(gz, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string cut = dir.file("cut.mtx.gz", bytes.substr(0, bytes.size() / 2));
+  std::string bad = bytes;
+  bad[bad.size() / 2] = static_cast<char>(bad[bad.size() / 2] ^ 0x55);
+  bad[bad.size() - 5] = static_cast<char>(bad[bad.size() - 5] ^ 0x55);  // the length check too
+  const std::string corrupt = dir.file("bad.mtx.gz", bad);
+  for (const std::string& path : {cut, corrupt}) {
+    CAPTURE(path);
+    const std::string what = input_error_of([&] { (void)cdpkit::load_graph(path); });
+    CHECK(what.rfind(path + ": ", 0) == 0);
+    CHECK(what.find("gzip") != std::string::npos);
+    CHECK(what.find('\x1f') == std::string::npos);
+    CHECK(what.find('\x8b') == std::string::npos);
+  }
+}

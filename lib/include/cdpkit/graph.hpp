@@ -153,7 +153,9 @@ edge_list read_matrix_market(const std::string& path, const graph_read_options& 
 edge_list read_edge_list(const std::string& path, const graph_read_options& options = {});
 
 /// A graph by specification: "rmat:S[:EF]" | "grid:SIDE" | "uniform:N:M" | a path ending in
-/// .mtx (Matrix Market) | any other path (edge list); `read` applies to paths.
+/// .mtx or .mtx.gz (Matrix Market) | any other path (edge list); `read` applies to paths. A
+/// gzip-compressed file is read as the text it holds, whatever its name (with zlib; without it
+/// it is refused with a message that says so).
 /// Before generating anything it checks that the graph fits a CSR (at most 2^32 - 1 vertices and
 /// directed edges counted before deduplication, i.e. twice the generated edges when
 /// options.symmetrize) and that the host memory for the edge list plus build_csr is available.

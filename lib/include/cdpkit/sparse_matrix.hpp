@@ -169,7 +169,8 @@ csr_matrix read_matrix_market_matrix(const std::string& path, const matrix_read_
 ///   "giant:ROWS:GIANTS:LEN[:BASE]"  make_giant_rows_matrix (BASE default 4)
 ///   "graph:GRAPH_SPEC"         matrix_from_graph(load_graph(GRAPH_SPEC)) — any graph spec or
 ///                              graph file (cdpkit/graph.hpp), symmetrized
-///   "mtx:PATH", or a PATH ending in .mtx   read_matrix_market_matrix
+///   "mtx:PATH", or a PATH ending in .mtx   read_matrix_market_matrix (or .mtx.gz: gzip is read
+///                                          as its text)
 /// Numbers are decimal or 2^K. `seed` seeds the generators and the graph's values; `options`
 /// applies to Matrix Market files (and its max_file_bytes and allow_sparse_dimensions to graph
 /// files). The matrix is named `spec`. Throws cdpkit::input_error "matrix spec 'SPEC': reason"

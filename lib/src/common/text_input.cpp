@@ -9,10 +9,14 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef CDPKIT_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 namespace cdpkit::detail {
 
@@ -32,6 +36,59 @@ const char* file_kind(mode_t mode) {
 std::string digits_for_message(std::string_view digits) {
   if (digits.size() <= 40) return std::string(digits);
   return std::string(digits.substr(0, 40)) + "... (" + std::to_string(digits.size()) + " digits)";
+}
+
+/// Whether `data` starts as a gzip stream does (RFC 1952: 0x1f 0x8b).
+bool is_gzip(const std::string& data) {
+  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+}
+
+/// The bytes a gzip file holds (every member, as gunzip gives them), at most `max_bytes` of them:
+/// past that `too_large(max_bytes + 1)` is thrown (a gzip bomb is refused before it fills the
+/// memory), a corrupt or truncated stream is an input_error naming `path`. Without zlib
+/// (CDPKIT_HAVE_ZLIB) every gzip file is refused with a message that says how to read it.
+std::string gunzipped(const std::string& path, const std::string& packed, std::uint64_t max_bytes,
+                      const std::function<input_error(std::uint64_t)>& too_large) {
+#ifdef CDPKIT_HAVE_ZLIB
+  z_stream z{};
+  if (::inflateInit2(&z, 15 + 16) != Z_OK) throw input_error(path + ": cannot start zlib to read a gzip file");
+  struct inflate_guard {
+    z_stream* z;
+    ~inflate_guard() { (void)::inflateEnd(z); }
+  } guard{&z};
+  std::string out;
+  char buf[1 << 16];
+  std::size_t fed = 0;  // bytes of `packed` given to zlib so far
+  while (true) {
+    if (z.avail_in == 0 && fed < packed.size()) {  // zlib takes at most 4 GiB at once
+      const std::size_t chunk = std::min<std::size_t>(packed.size() - fed, 1u << 30);
+      z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data() + fed));
+      z.avail_in = static_cast<uInt>(chunk);
+      fed += chunk;
+    }
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    const int rc = ::inflate(&z, Z_NO_FLUSH);
+    const std::size_t produced = sizeof buf - z.avail_out;
+    if (out.size() + produced > max_bytes) throw too_large(max_bytes + 1);
+    out.append(buf, produced);
+    if (rc == Z_STREAM_END) {
+      if (z.avail_in == 0 && fed == packed.size()) return out;
+      if (::inflateReset(&z) != Z_OK) throw input_error(path + ": not a valid gzip file");  // another member
+      continue;
+    }
+    if (rc == Z_BUF_ERROR && z.avail_in == 0 && fed == packed.size())
+      throw input_error(path + ": a gzip file that ends before its compressed data does (truncated?)");
+    if (rc != Z_OK && rc != Z_BUF_ERROR)
+      throw input_error(path + ": not a valid gzip file (" + (z.msg != nullptr ? std::string(z.msg) : "zlib error " + std::to_string(rc)) + ")");
+  }
+#else
+  (void)packed;
+  (void)max_bytes;
+  (void)too_large;
+  throw input_error(path + ": a gzip-compressed file, and this cdpkit was built without zlib: decompress it "
+                           "first (gunzip -k), or install zlib (Debian: zlib1g-dev) and rebuild");
+#endif
 }
 
 /// Closes a file descriptor on every path out.
@@ -131,7 +188,15 @@ std::string read_text_file(const std::string& path, std::uint64_t max_bytes, boo
     if (total > max_bytes) throw too_large(total);
     text.append(buf, static_cast<std::size_t>(got));
   }
-  return text;
+  if (!is_gzip(text)) return text;
+  // gzip (SNAP and SuiteSparse ship .gz): the text it holds, under the same cap
+  const auto unpacked_too_large = [&](std::uint64_t bytes) {
+    return input_error(path + ": gzip-compressed, and it unpacks to more than " + describe(bytes - 1) + ", past the " +
+                       describe(max_bytes) + " a " + words.noun + " file may have (" +
+                       (default_cap ? "by default a quarter of the available host memory, at most 64 GiB; " : "") +
+                       words.option + ")");
+  };
+  return gunzipped(path, text, max_bytes, unpacked_too_large);
 }
 
 std::uint64_t default_max_file_bytes() noexcept { return max_graph_file_bytes_for(available_host_memory()); }

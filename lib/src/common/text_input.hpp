@@ -78,6 +78,19 @@ inline std::vector<std::string_view> split_colons(std::string_view s) {
   }
 }
 
+/// Whether a path names a Matrix Market file: it ends in .mtx or .mtx.gz (any case).
+[[nodiscard]] inline bool is_matrix_market_path(std::string_view path) noexcept {
+  const auto ends_with = [&](std::string_view suffix) {
+    if (path.size() <= suffix.size()) return false;
+    for (std::size_t k = 0; k < suffix.size(); ++k) {
+      const char c = path[path.size() - suffix.size() + k];
+      if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != suffix[k]) return false;
+    }
+    return true;
+  };
+  return ends_with(".mtx") || ends_with(".mtx.gz");
+}
+
 /// A count in a generator spec: decimal, or 2^K with K in [0, 63]. Throws cdpkit::input_error
 /// "<context><what> '<token>' is not ..." otherwise (the token quoted_input(); context: e.g.
 /// "tree spec 'path:x': ").
@@ -92,9 +105,12 @@ struct file_kind_words {
 };
 
 /// The whole of the regular file at `path`, at most `max_bytes` bytes (`default_cap`: the cap is
-/// the library's default, which the message then explains). Throws cdpkit::input_error naming
-/// the path when it cannot be opened or read, is not a regular file (a directory, a FIFO,
-/// /dev/zero, ...) or is larger than the cap (also when it grows past it while read).
+/// the library's default, which the message then explains). A gzip-compressed file (its first
+/// bytes 0x1f 0x8b, whatever its name) is unpacked, every member, and what it holds is capped the
+/// same way. Throws cdpkit::input_error naming the path when it cannot be opened or read, is not a
+/// regular file (a directory, a FIFO, /dev/zero, ...), is larger than the cap (also when it grows
+/// past it while read, or unpacks past it), is a corrupt or truncated gzip file, or is gzip in a
+/// build without zlib.
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes, bool default_cap,
                            const file_kind_words& words);
 

@@ -198,12 +198,6 @@ csr_graph with_context(const std::string& context, Fn fn) {
   }
 }
 
-bool ends_with_mtx(const std::string& path) {
-  if (path.size() <= 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".mtx";
-}
 
 }  // namespace
 
@@ -260,7 +254,7 @@ csr_graph load_graph(const std::string& spec, const csr_options& options, std::u
       return build_csr(make_uniform_random(static_cast<std::uint32_t>(n), m, seed), options);
     });
   }
-  const edge_list list = ends_with_mtx(spec) ? read_matrix_market(spec, read) : read_edge_list(spec, read);
+  const edge_list list = detail::is_matrix_market_path(spec) ? read_matrix_market(spec, read) : read_edge_list(spec, read);
   return with_context(spec, [&] { return build_csr(list, options); });
 }
 

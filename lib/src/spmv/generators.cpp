@@ -172,12 +172,6 @@ std::uint64_t spec_number(std::string_view token, const std::string& spec, const
   return v;
 }
 
-bool ends_with_mtx(const std::string& path) {
-  if (path.size() <= 4) return false;
-  std::string ext = path.substr(path.size() - 4);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".mtx";
-}
 
 /// The generator's (or load_graph's) errors, prefixed with the spec.
 template <class Fn>
@@ -246,7 +240,7 @@ csr_matrix load_matrix(const std::string& spec, std::uint64_t seed, const matrix
                                     static_cast<std::uint32_t>(len), static_cast<std::uint32_t>(base), seed);
     }));
   }
-  if (ends_with_mtx(spec)) return read_matrix_market_matrix(spec, options);
+  if (detail::is_matrix_market_path(spec)) return read_matrix_market_matrix(spec, options);
   spec_fail(spec, "unknown kind " + quoted_input(kind) +
                       " (expected rmat:LOG2_ROWS[:AVG], banded:ROWS:HALF_BANDWIDTH, giant:ROWS:GIANTS:LEN[:BASE], "
                       "graph:GRAPH_SPEC, mtx:PATH or a path ending in .mtx)");
