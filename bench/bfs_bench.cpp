@@ -53,10 +53,11 @@ double calibrate_neighbor_ns(cdpkit::launch_runtime& runtime, int reps) {
 int main(int argc, char** argv) {
   CLI::App app{"bfs_bench: every BFS variant on RMAT 20/22, a grid and the shared graphs"};
   std::vector<std::string> graphs = {"rmat:20", "rmat:22", "grid:1024"};
-  std::string data_dir = CDPKIT_SHARED_DATA_DIR "/graphs", json_path;
+  std::string data_dir = cdpkit::harness::default_data_dir("graphs"), json_path;
   int reps = 5;
   app.add_option("--graphs", graphs, "graph specs")->delimiter(',')->capture_default_str();
-  app.add_option("--data", data_dir, "folder of the shared real graphs (skipped when absent)")
+  app.add_option("--data", data_dir,
+                 "folder of the shared real graphs (default: $CDPKIT_DATA_DIR/graphs; skipped when absent)")
       ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
@@ -71,7 +72,9 @@ int main(int argc, char** argv) {
     doc["cost_model"] = {{"serial_item_ns", neighbor_ns}};
 
     std::vector<std::string> inputs = graphs;
-    if (std::filesystem::exists(data_dir)) {
+    if (data_dir.empty()) {
+      std::cout << "(no --data and no CDPKIT_DATA_DIR: the shared real graphs are skipped)\n";
+    } else if (std::filesystem::exists(data_dir)) {
       for (const char* f : {"facebook_combined.txt", "ca-GrQc.txt", "USpowerGrid.txt", "p2p-Gnutella08.txt"})
         inputs.push_back((std::filesystem::path(data_dir) / f).string());
     } else {

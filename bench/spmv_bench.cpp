@@ -28,12 +28,14 @@ int main(int argc, char** argv) {
   CLI::App app{"spmv_bench: every SpMV variant on power-law, banded and real matrices"};
   std::vector<std::string> specs = {"rmat:22", "banded:4194304:8", "giant:4194304:16:1048576"};
   std::vector<std::uint32_t> thresholds = {32, 256, 4096};
-  std::string json_path, graphs_dir = CDPKIT_SHARED_DATA_DIR "/graphs";
+  std::string json_path, graphs_dir = cdpkit::harness::default_data_dir("graphs");
   int reps = 5;
   app.add_option("--matrices", specs, "matrix specs (as spmv --matrix takes them)")->delimiter(',')->capture_default_str();
   cdpkit::harness::add_thresholds_option(app, thresholds,
                                          "the sweep on power-law (rmat) matrices: thresholded, warp_aggregated and block_aggregated at these T");
-  app.add_option("--data", graphs_dir, "folder of the shared real graphs, read as pattern matrices (empty: none)")
+  app.add_option("--data", graphs_dir,
+                 "folder of the shared real graphs, read as pattern matrices (default: $CDPKIT_DATA_DIR/graphs; "
+                 "empty: none)")
       ->capture_default_str();
   app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
@@ -43,7 +45,9 @@ int main(int argc, char** argv) {
     cdpkit::launch_runtime runtime;
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     std::vector<std::string> inputs = specs;
-    if (!graphs_dir.empty()) {
+    if (graphs_dir.empty()) {
+      std::cout << "(no --data and no CDPKIT_DATA_DIR: the shared real graphs are skipped)\n";
+    } else {
       for (const char* file : {"facebook_combined.txt", "p2p-Gnutella08.txt", "ca-GrQc.txt"}) {
         const std::string path = graphs_dir + "/" + file;
         if (std::filesystem::exists(path)) inputs.push_back("graph:" + path);

@@ -40,6 +40,15 @@ int run_program(const char* name, const std::function<bool()>& body);
 /// Set the watchdog's deadline (cdpkit/wait.hpp) from a --timeout value in seconds (> 0).
 void apply_timeout_option(double seconds);
 
+/// The default of a benchmark's --data: $CDPKIT_DATA_DIR/`sub` (the variable names the folder of
+/// the shared data, which holds graphs/, ...) when the variable is set and not empty, else ""
+/// (the real inputs are skipped, with a line that says how to name them). Never a path of the
+/// build tree, which a binary would carry to another machine.
+inline std::string default_data_dir(const char* sub) {
+  const char* root = std::getenv("CDPKIT_DATA_DIR");
+  return root != nullptr && *root != '\0' ? std::string(root) + "/" + sub : std::string();
+}
+
 /// A CLI11 check for an unsigned option (or each item of a list): decimal digits without a
 /// leading zero ("0" itself excepted), at most `max`. CLI11 alone reads "-1" into an unsigned
 /// 64-bit option as 2^64 - 1, saturates 2^64, reads "010" as octal 8 and an empty list item as
