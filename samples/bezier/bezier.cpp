@@ -102,22 +102,25 @@ int main(int argc, char** argv) {
     // the input and the reference first: a bad spec or font is one line and exit 2, with or without a GPU
     const cdpkit::curve_set set = cdpkit::load_curves(curves_spec, seed);
     const auto c = cdpkit::harness::make_bezier_case(curves_spec, set, tolerance, cap);
-    // The picture is of the CPU tessellation, which every variant's points must match: written
-    // now, so that an unwritable --svg path fails before the GPU work.
+    // The picture is of the CPU tessellation, which every variant's points must match: made for
+    // --svg (written now, so that an unwritable path fails before the GPU work) and for --profile
+    // (the report shows it).
     std::vector<cdpkit::schema::picture> pictures;
-    if (!svg_path.empty() && !set.curves.empty()) {
+    if ((!svg_path.empty() || !opts.profile_path.empty()) && !set.curves.empty()) {
       CDPKIT_NVTX_SCOPE("bezier::picture");
       std::ostringstream picture;
       cdpkit::svg_options so;
       const std::string name = cdpkit::schema::utf8_replaced("bezier " + curves_spec);  // (a path may be Latin-1)
       so.title = name + " (tolerance " + cdpkit::harness::format("%g", tolerance) + " px, cap " + std::to_string(cap) + ")";
       cdpkit::write_svg(picture, set, c.expected, c.offsets, window.value_or(cdpkit::harness::picture_window(c)), so);
-      try {
-        cdpkit::schema::write_file_atomically(svg_path, picture.str());
-      } catch (const cdpkit::schema::write_error& e) {
-        throw cdpkit::input_error(std::string("--svg: ") + e.what());
+      if (!svg_path.empty()) {
+        try {
+          cdpkit::schema::write_file_atomically(svg_path, picture.str());
+        } catch (const cdpkit::schema::write_error& e) {
+          throw cdpkit::input_error(std::string("--svg: ") + e.what());
+        }
+        std::cout << "picture written to " << svg_path << " (the CPU tessellation's points)\n";
       }
-      std::cout << "picture written to " << svg_path << " (the CPU tessellation's points)\n";
       pictures.push_back({name, picture.str()});
     }
     cdpkit::require_cuda_device();  // one clear line, exit 3 without a GPU

@@ -74,6 +74,11 @@ std::string gunzipped(const std::string& path, const std::string& packed, std::u
     out.append(buf, produced);
     if (rc == Z_STREAM_END) {
       if (z.avail_in == 0 && fed == packed.size()) return out;
+      // zero padding after the last member (tape blocks, some writers): the end, as for gunzip
+      const std::size_t consumed = fed - z.avail_in;
+      if (std::all_of(packed.begin() + static_cast<std::ptrdiff_t>(consumed), packed.end(),
+                      [](char b) { return b == '\0'; }))
+        return out;
       if (::inflateReset(&z) != Z_OK) throw input_error(path + ": not a valid gzip file");  // another member
       continue;
     }

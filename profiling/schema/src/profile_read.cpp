@@ -44,9 +44,10 @@ namespace {
 using json = nlohmann::json;
 
 /// Bytes this process can still allocate, as far as the system says: the address-space limit
-/// (RLIMIT_AS, `ulimit -v`) less the address space in use (/proc/self/statm), and the memory the
-/// system has available (MemAvailable in /proc/meminfo), whichever is smaller; SIZE_MAX where
-/// neither is known.
+/// (RLIMIT_AS, `ulimit -v`) less the address space in use (/proc/self/statm), the memory its
+/// cgroup may still use (a container's limit: memory.max less memory.current, or cgroup v1's
+/// limit_in_bytes less usage_in_bytes) and the memory the system has available (MemAvailable in
+/// /proc/meminfo), whichever is smallest; SIZE_MAX where none is known.
 std::size_t allocatable_bytes() {
   std::size_t bytes = std::numeric_limits<std::size_t>::max();
   rlimit limit{};
@@ -59,6 +60,22 @@ std::size_t allocatable_bytes() {
     }
     bytes = limit.rlim_cur > used ? static_cast<std::size_t>(limit.rlim_cur - used) : 0;
   }
+  // A container's memory limit (cgroup v2, else v1): what is left under it.
+  const auto read_number = [](const char* path, std::uint64_t& out) {
+    std::FILE* f = std::fopen(path, "r");
+    if (f == nullptr) return false;
+    unsigned long long v = 0;
+    const bool ok = std::fscanf(f, "%llu", &v) == 1;  // "max" (no limit) reads as no number
+    std::fclose(f);
+    if (ok) out = v;
+    return ok;
+  };
+  std::uint64_t limit_bytes = 0, used_bytes = 0;
+  if ((read_number("/sys/fs/cgroup/memory.max", limit_bytes) &&
+       read_number("/sys/fs/cgroup/memory.current", used_bytes)) ||
+      (read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes", limit_bytes) &&
+       read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes", used_bytes)))
+    bytes = std::min<std::size_t>(bytes, limit_bytes > used_bytes ? limit_bytes - used_bytes : 0);
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
     char line[256];
     while (std::fgets(line, sizeof line, f) != nullptr) {
@@ -217,7 +234,7 @@ class document_builder {
       too_deep_ = true;  // the pre-scan refuses this first; kept so the builder is safe on its own
       return false;
     }
-    add(std::move(container));
+    if (!add(std::move(container))) return false;  // past the budget: nothing was added
     open_.push_back(last_);
     return true;
   }
@@ -251,7 +268,7 @@ json parse_document(const std::string& text, const std::string& name) {
     throw format_error(name + ": out of memory while parsing (" + std::to_string(text.size() >> 20) +
                        " MiB of text)");
   }
-  if (!ok) {
+  if (!ok || builder.over_budget()) {
     if (builder.over_budget())
       throw format_error(name + ": " + std::to_string(text.size() >> 20) + " MiB of JSON would take more than " +
                          std::to_string(builder.budget() >> 20) +

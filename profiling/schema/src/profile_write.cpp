@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 #include <unordered_map>
@@ -334,7 +335,8 @@ std::optional<double> hardware_profile::value(const std::string& metric) const {
 std::optional<double> hardware_warp_efficiency(std::optional<double> warp_instructions,
                                                std::optional<double> thread_instructions) {
   if (!warp_instructions || !thread_instructions || *warp_instructions <= 0) return std::nullopt;
-  return *thread_instructions / (32.0 * *warp_instructions);
+  const double efficiency = *thread_instructions / (32.0 * *warp_instructions);
+  return std::isfinite(efficiency) ? std::optional<double>(efficiency) : std::nullopt;  // 1e-320 warps: none
 }
 
 std::optional<double> hardware_profile::warp_efficiency() const {

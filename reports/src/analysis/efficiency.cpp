@@ -182,7 +182,9 @@ void compare_ranks(const profile& p, efficiency_ranking& g) {
       ++named;
       pairs += (pairs.empty() ? "" : ", ") + p.runs[runs[a]].variant + " / " + p.runs[runs[b]].variant;
     }
-  if (g.discordant > named) pairs += (named > 0 ? " and " : "") + number(g.discordant - named) + (named > 0 ? " more" : " pairs");
+  if (g.discordant > named)
+    pairs += (named > 0 ? " and " : "") + number(g.discordant - named) +
+             (named > 0 ? " more" : g.discordant - named == 1 ? " pair" : " pairs");
   const std::string tolerance = fixed(rank_tie_tolerance, 2);
   if (g.discordant == 0) {
     g.verdict = "Same order but for near-ties: the ranks differ at " + at + among + ", but no two variants that both "

@@ -130,12 +130,13 @@ void unmeasured_run(event_sink& events, int pid, const trace_profile& t, std::ui
       event["s"] = "t";
     }
     events.push_back(std::move(event));
-    if (rec.parent == no_record) continue;
+    // a flow from the parent's marker to a grid that ran (a refused request is an instant: none)
+    if (!ran || rec.parent == no_record) continue;
     const auto it = by_id.find(rec.parent);
     if (it == by_id.end()) continue;
     events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "s"}, {"id", flow_id(pid, rec.id)},
                       {"ts", micros(it->second->t_ns, t0)}, {"pid", pid}, {"tid", it->second->depth}});
-    events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "f"}, {"bp", "e"}, {"id", rec.id},
+    events.push_back({{"name", "launch"}, {"cat", "flow"}, {"ph", "f"}, {"bp", "e"}, {"id", flow_id(pid, rec.id)},
                       {"ts", ts}, {"pid", pid}, {"tid", rec.depth}});
   }
   std::set<int> depths;

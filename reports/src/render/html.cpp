@@ -49,7 +49,7 @@ figure.picture{margin:8px 0 16px}figure.picture img{max-width:100%;height:auto;b
 
 // Sorting on header click: optional, the tables read fine without it.
 const char* script = R"(
-document.querySelectorAll('table.sortable th').forEach(function(th,i){th.addEventListener('click',function(){
+document.querySelectorAll('table.sortable th').forEach(function(th){var i=th.cellIndex;th.addEventListener('click',function(){
 var tb=th.closest('table').tBodies[0];var rows=Array.prototype.slice.call(tb.rows);var asc=th.dataset.asc!=='1';th.dataset.asc=asc?'1':'0';
 rows.sort(function(a,b){var x=a.cells[i].dataset.v||a.cells[i].textContent,y=b.cells[i].dataset.v||b.cells[i].textContent;
 var nx=parseFloat(x),ny=parseFloat(y);var c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});

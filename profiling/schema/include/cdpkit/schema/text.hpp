@@ -58,8 +58,8 @@ std::string output_target(const std::string& path);
 /// Why `path` may not take the output of a writer of `kind` (empty: it may). Refused: what
 /// write_file_atomically would refuse (output_target: not a regular file, a dangling or another
 /// user's link), a folder that does not exist or cannot be written in, and an existing file that
-/// cannot be read or does not hold `kind`, i.e. is not empty and does not start (after white
-/// space) with `first` ('{' for JSON, '<' for HTML or SVG). So a misdirected output never replaces
+/// cannot be read or does not hold `kind`, i.e. holds more than white space and does not start
+/// (after white space) with `first` ('{' for JSON, '<' for HTML or SVG). So a misdirected output never replaces
 /// a graph or a text. `kind` names the content in the message ("an HTML report"); an empty path
 /// passes (no output). Checked before the work, so that a bad output costs nothing.
 std::string output_refusal(const std::string& path, const std::string& kind, char first);
