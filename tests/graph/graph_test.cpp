@@ -618,7 +618,7 @@ TEST_CASE("RMAT edges are not repeated across generator chunks") {
   CHECK(static_cast<double>(unique) > 0.9 * static_cast<double>(edges.size()));
 }
 
-TEST_CASE("a gzip-compressed graph or matrix reads as its text; a bomb, a truncated one or one without zlib is refused") {
+TEST_CASE("a gzip-compressed graph or matrix reads as its text, and a bomb, a truncated one or one without zlib is refused") {
   const temp_dir dir;
   const std::string mtx = dir.file("g.mtx", mm_head + "4 4 3\n1 2\n2 3\n3 4\n");
   const std::string edges = dir.file("e.txt", "# SNAP\n0 1\n1 2\n2 0\n");
