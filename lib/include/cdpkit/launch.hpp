@@ -29,6 +29,12 @@ stream_kind parse_stream_kind(const std::string& name);
 /// at a child's last block, before the device runtime frees its own slot, so the runtime must
 /// keep headroom above the budget.
 inline constexpr double safe_pending_fraction = 0.5;
+/// The largest pending budget with that headroom below a pending-launch limit (> 0):
+/// max(1, floor(limit * safe_pending_fraction)), e.g. 512 for 1024.
+inline int safe_pending_budget(int pending_launch_limit) noexcept {
+  const int share = static_cast<int>(pending_launch_limit * safe_pending_fraction);  // floor: limit > 0
+  return share > 1 ? share : 1;
+}
 /// The pending budget when none is configured.
 inline constexpr int default_pending_budget = 2048;
 

@@ -219,7 +219,7 @@ namespace {
 int requested_budget(const launch_config& config) {
   if (config.pending_budget > 0) return config.pending_budget;
   if (config.pending_launch_limit > 0)
-    return std::max(1, static_cast<int>(std::floor(config.pending_launch_limit * safe_pending_fraction)));
+    return safe_pending_budget(config.pending_launch_limit);
   return default_pending_budget;
 }
 
@@ -238,8 +238,7 @@ void check_launch_config(const launch_config& config) {
   // The budget and the device limit it needs (see safe_pending_fraction).
   const int budget = requested_budget(config);
   if (config.pending_launch_limit > 0) {
-    const int safe = std::max(
-        1, static_cast<int>(std::floor(config.pending_launch_limit * safe_pending_fraction)));
+    const int safe = safe_pending_budget(config.pending_launch_limit);
     if (budget > safe && !config.allow_unsafe_budget)
       throw input_error("launch_config::pending_budget " + std::to_string(budget) +
                         " leaves no headroom below pending_launch_limit " +
@@ -269,8 +268,7 @@ launch_runtime::launch_runtime(launch_config config) : config_(config) {
   pending_launch_limit_ = static_cast<int>(limit);
   if (config.pending_launch_limit == 0 && pending_launch_limit_ < needed) {
     // Another live runtime set an exact (lower) limit: keep the headroom by lowering the budget.
-    pending_budget_ = std::max(
-        1, static_cast<int>(std::floor(pending_launch_limit_ * safe_pending_fraction)));
+    pending_budget_ = safe_pending_budget(pending_launch_limit_);
   }
 
   // The algorithms take their scratch from the device's default stream-ordered pool. With its

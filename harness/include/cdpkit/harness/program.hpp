@@ -100,13 +100,13 @@ void add_whole_number_list_option(CLI::App& app, const std::string& name, std::v
   const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
   app.add_option_function<std::string>(
          name,
-         [&values, name, max](const std::string& text) {
+         [&values, name, check = whole_number(max)](const std::string& text) {
            std::vector<T> out;
            std::size_t from = 0;
            while (true) {
              const std::size_t comma = text.find(',', from);
              std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-             const std::string why = whole_number(max)(item);
+             const std::string why = check(item);
              if (!why.empty()) throw CLI::ValidationError(name, why);
              out.push_back(static_cast<T>(std::stoull(item)));
              if (comma == std::string::npos) break;
@@ -167,8 +167,7 @@ void check_output_file(const std::string& option, const std::string& path, const
 /// their measurements had, not half the limit). A given budget is left for check_launch_config.
 inline void fit_pending_budget(launch_config& config, bool budget_given) {
   if (budget_given || config.pending_launch_limit <= 0) return;
-  const int safe = std::max(1, static_cast<int>(config.pending_launch_limit * safe_pending_fraction));
-  config.pending_budget = std::min(config.pending_budget, safe);
+  config.pending_budget = std::min(config.pending_budget, safe_pending_budget(config.pending_launch_limit));
 }
 
 /// Add the launch layer's options to a program: --pending-limit, --pending-budget,
