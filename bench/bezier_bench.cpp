@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   cdpkit::harness::add_thresholds_option(
       app, thresholds, "the sweep on random curves: thresholded, warp_aggregated and block_aggregated at these T (points)");
   app.add_option("--font", font, "a font whose every glyph is one more input (empty: none)")->capture_default_str();
-  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
       ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("bezier_bench", app, argc, argv, [&] {
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
     std::vector<std::string> inputs = specs;
     if (!font.empty()) {
-      if (!cdpkit::font_reader_available()) std::cout << "(built without FreeType: the font input is skipped)\n";
+      if (!cdpkit::font_reader_available()) std::cout << "(no cdpkit::fonts part: cdpkit was built without FreeType; the font input is skipped)\n";
       else if (!std::filesystem::exists(font)) std::cout << "(" << font << " not found: skipped)\n";
       else inputs.push_back("font:" + font + ":256");
     }

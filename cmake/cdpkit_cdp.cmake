@@ -14,22 +14,177 @@
 #   - CUDA_RUNTIME_LIBRARY Shared (cdpkit links the shared CUDA runtime; one runtime per process;
 #     cudadevrt comes with it),
 #   - --extended-lambda (for __device__ lambdas),
-#   - CUDA_ARCHITECTURES: set to the architectures cdpkit was built for (cdpkit_CUDA_ARCHITECTURES,
-#     recorded by the installed package) when the target asks for others, since device code of one
-#     device link must be compiled for the same architectures. Inside cdpkit's own build the
-#     targets already share CMAKE_CUDA_ARCHITECTURES and nothing is changed.
+#   - CUDA_ARCHITECTURES: the device code of one device link must be compiled for the same
+#     architectures, so with an installed cdpkit (cdpkit_CUDA_ARCHITECTURES records what it was
+#     built for):
+#       * a target whose architectures were chosen (CMAKE_CUDA_ARCHITECTURES given on the command
+#         line or set before project(), CUDAARCHS, or the target's own property) keeps them when
+#         cdpkit was built for each of them, and configuring stops with an error naming both lists
+#         otherwise;
+#       * a target left at CMake's default (nvcc's oldest supported architecture, chosen by nobody)
+#         is built for cdpkit's architectures, and a status line says so.
+#     Inside cdpkit's own build the targets share CMAKE_CUDA_ARCHITECTURES and nothing is changed.
+#
+# A target that links cdpkit::cdpkit (directly or through other targets) without this call would
+# link two CUDA runtimes (cudart_static, CMake's default, and cdpkit's shared one) and miss the
+# device link: configuring stops with an error naming the target (_cdpkit_check_cdp_targets below,
+# run when the top-level CMakeLists.txt has been read). A target that uses only host code of
+# cdpkit and runs none of its kernels (cdpkit's own injection library) says so with the target
+# property CDPKIT_HOST_ONLY TRUE and is not checked.
+
+# "90-real", "90a", "90-virtual" -> "90", "90a": what a device link needs SASS for.
+function(_cdpkit_base_architectures out)
+  set(bases "")
+  foreach(a IN LISTS ARGN)
+    string(REGEX REPLACE "-(real|virtual)$" "" a "${a}")
+    list(APPEND bases "${a}")
+  endforeach()
+  list(REMOVE_DUPLICATES bases)
+  set(${out} "${bases}" PARENT_SCOPE)
+endfunction()
+
 function(cdpkit_enable_cdp target)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "cdpkit_enable_cdp(${target}): no such target (call it after add_executable/add_library)")
+  endif()
   set_target_properties(${target} PROPERTIES
     CUDA_SEPARABLE_COMPILATION ON
     POSITION_INDEPENDENT_CODE ON
-    CUDA_RUNTIME_LIBRARY Shared)
+    CUDA_RUNTIME_LIBRARY Shared
+    CDPKIT_CDP_ENABLED TRUE)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>)
-  if(DEFINED cdpkit_CUDA_ARCHITECTURES)
-    get_target_property(archs ${target} CUDA_ARCHITECTURES)
-    if(NOT "${archs}" STREQUAL "${cdpkit_CUDA_ARCHITECTURES}")
-      message(STATUS "cdpkit: ${target} is built for CUDA architectures "
-                     "${cdpkit_CUDA_ARCHITECTURES}, those of the installed cdpkit (was: ${archs})")
-      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${cdpkit_CUDA_ARCHITECTURES}")
+  if(NOT DEFINED cdpkit_CUDA_ARCHITECTURES)
+    return()  # inside cdpkit's build: one CMAKE_CUDA_ARCHITECTURES for all
+  endif()
+  get_target_property(archs ${target} CUDA_ARCHITECTURES)
+  # Left at CMake's default: the cache entry CMake itself wrote at project() (its help string),
+  # not given on the command line, by CUDAARCHS or by a set() before project().
+  get_property(help CACHE CMAKE_CUDA_ARCHITECTURES PROPERTY HELPSTRING)
+  if(NOT archs OR (archs STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}" AND help STREQUAL "CUDA architectures"
+                   AND NOT DEFINED ENV{CUDAARCHS}
+                   AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}"))
+    message(STATUS "cdpkit: ${target} is built for CUDA architectures ${cdpkit_CUDA_ARCHITECTURES}, "
+                   "those of the installed cdpkit (none was chosen; CMake's default was ${archs})")
+    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${cdpkit_CUDA_ARCHITECTURES}")
+    return()
+  endif()
+  if(archs STREQUAL "native")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  elseif(archs STREQUAL "all")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_ALL}")
+  elseif(archs STREQUAL "all-major")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR}")
+  endif()
+  _cdpkit_base_architectures(wanted ${archs})
+  _cdpkit_base_architectures(built ${cdpkit_CUDA_ARCHITECTURES})
+  set(missing "")
+  foreach(a IN LISTS wanted)
+    if(NOT a IN_LIST built)
+      list(APPEND missing ${a})
     endif()
+  endforeach()
+  if(missing OR NOT wanted)
+    list(JOIN built ", " built_text)
+    list(JOIN missing ", " missing_text)
+    get_target_property(asked ${target} CUDA_ARCHITECTURES)
+    message(FATAL_ERROR
+      "cdpkit: ${target} is built for CUDA architectures \"${asked}\", but the installed cdpkit "
+      "holds device code for ${built_text} only (missing: ${missing_text}). One device link needs "
+      "every architecture in both: build ${target} for a subset of ${built_text} "
+      "(-DCMAKE_CUDA_ARCHITECTURES=...), or rebuild cdpkit with -DCMAKE_CUDA_ARCHITECTURES "
+      "covering yours.")
   endif()
 endfunction()
+
+# Every executable, shared or module library that links a target marked CDPKIT_NEEDS_CDP
+# (cdpkit::core, the families; so cdpkit::cdpkit too), directly or through other targets, must have had cdpkit_enable_cdp.
+function(_cdpkit_links_cdp target out)  # out: TRUE when <target>'s link closure holds cdpkit
+  set(seen "")
+  set(queue ${target})
+  set(found FALSE)
+  while(queue)
+    list(POP_FRONT queue t)
+    if(t IN_LIST seen OR NOT TARGET ${t})
+      continue()
+    endif()
+    list(APPEND seen ${t})
+    get_target_property(aliased ${t} ALIASED_TARGET)
+    if(aliased)
+      list(APPEND queue ${aliased})
+      continue()
+    endif()
+    get_target_property(needs ${t} CDPKIT_NEEDS_CDP)
+    if(needs)
+      set(found TRUE)
+      break()
+    endif()
+    get_target_property(type ${t} TYPE)
+    get_target_property(imported ${t} IMPORTED)
+    set(links "")
+    if(t STREQUAL target OR (type STREQUAL "STATIC_LIBRARY" AND NOT imported))
+      get_target_property(direct ${t} LINK_LIBRARIES)
+      if(direct)
+        list(APPEND links ${direct})
+      endif()
+    endif()
+    get_target_property(iface ${t} INTERFACE_LINK_LIBRARIES)
+    if(iface)
+      list(APPEND links ${iface})
+    endif()
+    foreach(item IN LISTS links)
+      string(REGEX REPLACE "^\\$<(LINK_ONLY|BUILD_INTERFACE|INSTALL_INTERFACE):(.*)>$" "\\2" item "${item}")
+      string(REGEX REPLACE "^::@\\(.*\\);?" "" item "${item}")  # directory-scoped link items
+      if(item AND NOT item MATCHES "^\\$<" AND NOT item MATCHES "^::@")
+        list(APPEND queue ${item})
+      endif()
+    endforeach()
+  endwhile()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+function(_cdpkit_targets_below dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _cdpkit_targets_below(${sub} more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} "${targets}" PARENT_SCOPE)
+endfunction()
+
+function(_cdpkit_check_cdp_targets)
+  _cdpkit_targets_below(${CMAKE_SOURCE_DIR} targets)
+  set(bad "")
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+      continue()
+    endif()
+    get_target_property(enabled ${t} CDPKIT_CDP_ENABLED)
+    get_target_property(host_only ${t} CDPKIT_HOST_ONLY)
+    if(enabled OR host_only)
+      continue()
+    endif()
+    _cdpkit_links_cdp(${t} links)
+    if(links)
+      list(APPEND bad ${t})
+    endif()
+  endforeach()
+  if(bad)
+    list(JOIN bad ", " bad_text)
+    message(FATAL_ERROR
+      "cdpkit: ${bad_text} link(s) cdpkit's CUDA libraries without cdpkit_enable_cdp(<target>). Their kernels "
+      "launch child grids from the device: the target needs relocatable device code, a device link "
+      "and the shared CUDA runtime (else two runtimes are linked). Add cdpkit_enable_cdp(<target>) "
+      "after the target's target_link_libraries (cdpkit_cdp.cmake says what it sets).")
+  endif()
+endfunction()
+
+# Once per configure, whichever way cdpkit came in (find_package, possibly several times, or
+# add_subdirectory): the check runs when the top-level CMakeLists.txt has been read.
+get_property(_cdpkit_check_deferred GLOBAL PROPERTY CDPKIT_CDP_CHECK_DEFERRED)
+if(NOT _cdpkit_check_deferred)
+  set_property(GLOBAL PROPERTY CDPKIT_CDP_CHECK_DEFERRED TRUE)
+  cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _cdpkit_check_cdp_targets)
+endif()
+unset(_cdpkit_check_deferred)

@@ -1,7 +1,11 @@
 # Install rules and the CMake package (find_package(cdpkit)).
 #
 # Each installed library is one package component with its own export set:
-#   cdpkit     cdpkit::cdpkit     the CUDA library: headers + static library (the default component)
+#   cdpkit     cdpkit::cdpkit     the CUDA library, all families (the default component)
+#   core       cdpkit::core       headers, launch layer, loop-to-child, the families' host side
+#   <family>   cdpkit::<family>   quicksort, bfs, tree, quadtree, spmv, bezier: a family's kernels
+#   cusparse   cdpkit::cusparse   the cusparse variant of SpMV (links cuSPARSE)
+#   fonts      cdpkit::fonts      font inputs of the Bézier family (links FreeType; where it was found)
 #   profiling  cdpkit::profiling  trace sessions and the profile writer
 #   report     cdpkit::report     profile JSON -> HTML (pure C++), and the cdpkit-report tool
 # A subdirectory declares its library with cdpkit_install_library() next to the target; the top
@@ -83,6 +87,8 @@ function(_cdpkit_package_of item out)
     set(pkg "CLI11")
   elseif(item MATCHES "^ZLIB::")
     set(pkg "ZLIB")
+  elseif(item MATCHES "^Freetype::")
+    set(pkg "Freetype")
   elseif(item MATCHES "::")
     message(FATAL_ERROR "cdpkit_install_package: the installed targets link ${item}; say in "
                         "cmake/cdpkit_install.cmake which package provides it")

@@ -231,10 +231,10 @@ TEST_CASE("the curve specs make the sets they name, and bad specs are input_erro
   CHECK_CONTAINS(input_error_of([] { return cdpkit::load_curves("random:0"); }), "no curves");
 }
 
-// Skipped without FreeType or without the font (one decorator: a second skip would override).
+// Skipped without the cdpkit::fonts part (FreeType) or without the font (one decorator: a second skip would override).
 TEST_CASE("every glyph of DejaVu Sans decomposes into curves that close" *
           doctest::skip(!cdpkit_test::requirement_met(cdpkit::font_reader_available(),
-                                                      "cdpkit was built without FreeType: the font cases are skipped") ||
+                                                      "the program does not link cdpkit::fonts (FreeType): the font cases are skipped") ||
                         !cdpkit_test::input_present(dejavu_sans, "fonts-dejavu-core"))) {
   const curve_set font = cdpkit::load_curves(std::string("font:") + dejavu_sans + ":64");
   CHECK_CONTAINS(font.name, "DejaVu Sans");
@@ -273,7 +273,7 @@ TEST_CASE("a file that is not a font is an input_error naming it") {
     CHECK_CONTAINS(what, path);
     const std::string via_spec = input_error_of([&] { return cdpkit::load_curves("font:" + path); });
     CHECK_CONTAINS(via_spec, "curve spec 'font:" + path + "'");
-    if (!cdpkit::font_reader_available()) CHECK_CONTAINS(what, "without FreeType");
+    if (!cdpkit::font_reader_available()) CHECK_CONTAINS(what, "cdpkit::fonts");
   }
   if (cdpkit::font_reader_available()) {
     CHECK_CONTAINS(input_error_of([&] { return cdpkit::read_font_curves(text); }), "not a font");

@@ -125,12 +125,12 @@ TEST_CASE("tessellation options give the loop-to-child policy of their variant")
   CHECK_FALSE(o.policy().uses_cdp());
 }
 
-// Skipped without a GPU, without FreeType or without the font (one decorator: a second skip would
+// Skipped without a GPU, without cdpkit::fonts (FreeType) or without the font (one decorator: a second skip would
 // override the first).
 TEST_CASE("every tessellation variant computes the reference's points on every glyph of DejaVu Sans" *
           doctest::skip(!cdpkit_test::gpu_available() ||
                         !cdpkit_test::requirement_met(cdpkit::font_reader_available(),
-                                                      "cdpkit was built without FreeType: the font cases are skipped") ||
+                                                      "the program does not link cdpkit::fonts (FreeType): the font cases are skipped") ||
                         !cdpkit_test::input_present("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                                                     "fonts-dejavu-core"))) {
   const auto set = cdpkit::load_curves("font:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:64");

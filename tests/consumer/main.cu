@@ -1,6 +1,9 @@
 // The consumer test's program: for_each_segment with a policy and a device lambda, from an
 // installed cdpkit. Exit 0 when the sums match a CPU loop, 1 when not, 77 without a GPU.
+// With --parts (no GPU needed): a program that links cdpkit::cdpkit alone is told which part a
+// font input needs (exit 0 when the error names cdpkit::fonts, 1 otherwise).
 
+#include <cdpkit/bezier.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/loop_to_child.cuh>
 
@@ -8,9 +11,32 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
-int main() {
+namespace {
+
+int check_parts() {
+  if (cdpkit::font_reader_available()) {
+    std::puts("consumer: font_reader_available() is true in a program without cdpkit::fonts");
+    return 1;
+  }
+  try {
+    (void)cdpkit::load_curves("font:/no/such.ttf");
+  } catch (const cdpkit::input_error& e) {
+    const bool names_part = std::string(e.what()).find("cdpkit::fonts") != std::string::npos;
+    std::printf("consumer: without cdpkit::fonts, a font input is refused: %s\n", e.what());
+    return names_part ? 0 : 1;
+  }
+  std::puts("consumer: a font input was read without cdpkit::fonts");
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--parts") == 0) return check_parts();
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::puts("skipped: no CUDA device");

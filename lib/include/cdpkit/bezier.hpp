@@ -190,11 +190,12 @@ curve_set make_extreme_curves(std::uint64_t n, std::uint64_t seed = 1);
 /// their cell, empty. The set's name says how many glyphs had outlines. Throws
 /// cdpkit::input_error naming the path when the file does not exist, is not a regular file, is
 /// larger than a quarter of the available host memory, or is not a font FreeType can read; when
-/// no glyph has an outline; when pixels is outside [1, 16384]; and when the library was built
-/// without FreeType (font_reader_available()).
+/// no glyph has an outline; when pixels is outside [1, 16384]; and when the program does not
+/// link the cdpkit::fonts part (FreeType; font_reader_available()).
 curve_set read_font_curves(const std::string& path, std::uint32_t pixels = 256);
 
-/// True when the library was built with FreeType (read_font_curves and font: specs work).
+/// True when the program links the cdpkit::fonts part, built where FreeType was found
+/// (read_font_curves and font: specs work).
 [[nodiscard]] bool font_reader_available() noexcept;
 
 /// A set by specification: "random:N", "straight:N", "extreme:N" (N decimal or 2^K), or

@@ -31,6 +31,10 @@
 
 namespace cdpkit {
 
+namespace detail {
+struct spmv_yardstick;  // the cusparse variant's state, in the cdpkit::cusparse part
+}  // namespace detail
+
 /// How y = A x is computed: a loop-to-child policy over the rows, or cuSPARSE.
 enum class spmv_variant : std::uint8_t {
   serial_loop,       ///< a thread per row loops over its nonzeros
@@ -39,7 +43,8 @@ enum class spmv_variant : std::uint8_t {
   warp_aggregated,   ///< one child grid per warp over its rows' concatenated nonzeros
   block_aggregated,  ///< one child grid per block over its rows' concatenated nonzeros
   flat_balanced,     ///< no CDP: one grid over every nonzero (scan + search)
-  cusparse,          ///< no CDP: cusparseSpMV (CSR, float, the library's default algorithm)
+  cusparse,          ///< no CDP: cusparseSpMV (CSR, float, the library's default algorithm); needs the
+                     ///< cdpkit::cusparse part linked (spmv_engine::run throws otherwise)
 };
 
 /// "serial_loop", ..., "flat_balanced" (the loop-to-child names), "cusparse".
@@ -118,8 +123,9 @@ class spmv_engine {
   void set_x(const std::vector<float>& x);
 
   /// y = A x with the last x given, and wait for it (under the watchdog). Preconditions: set_x was
-  /// called. Throws cdpkit::input_error without an x or for a child_block_threads that is not a
-  /// multiple of 32 in [32, 1024], cdpkit::cuda_error on CUDA, cuSPARSE or device-side errors.
+  /// called. Throws cdpkit::input_error without an x, for a child_block_threads that is not a
+  /// multiple of 32 in [32, 1024], or for the cusparse variant in a program that does not link
+  /// cdpkit::cusparse; cdpkit::cuda_error on CUDA, cuSPARSE or device-side errors.
   spmv_stats run(const spmv_options& options, launch_runtime& runtime = default_runtime(),
                  cudaStream_t stream = nullptr);
 
@@ -132,11 +138,10 @@ class spmv_engine {
   void poison_y(cudaStream_t stream = nullptr);
 
  private:
-  struct cusparse_state;
   const device_csr_matrix* a_;
   detail::unique_device_ptr<float[]> d_x_;
   detail::unique_device_ptr<float[]> d_y_;
-  std::unique_ptr<cusparse_state> cusparse_;
+  std::unique_ptr<detail::spmv_yardstick> cusparse_;  // the cusparse variant's state
   bool have_x_ = false;
   bool ran_ = false;
 };

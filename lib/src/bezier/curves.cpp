@@ -6,6 +6,7 @@
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
 
+#include "../common/optional_parts.hpp"
 #include "../common/random.hpp"
 #include "../common/text_input.hpp"
 
@@ -155,13 +156,16 @@ void check_curves(const curve_set& set) {
                         std::to_string(co[c]) + ", " + std::to_string(co[c + 1]) + ")");
 }
 
-#ifndef CDPKIT_HAVE_FREETYPE
-bool font_reader_available() noexcept { return false; }
-curve_set read_font_curves(const std::string& path, std::uint32_t /*pixels*/) {
-  throw input_error(path + ": cannot read fonts: cdpkit was built without FreeType (install libfreetype-dev "
-                           "and configure again)");
+bool font_reader_available() noexcept { return detail::registered_font_reader() != nullptr; }
+
+curve_set read_font_curves(const std::string& path, std::uint32_t pixels) {
+  const detail::font_reader read = detail::registered_font_reader();
+  if (read == nullptr)
+    throw input_error(path + ": cannot read fonts: they are read by the cdpkit::fonts part (FreeType), which this "
+                             "program does not link (cdpkit built with libfreetype-dev installed; "
+                             "target_link_libraries(<target> PRIVATE cdpkit::fonts))");
+  return read(path, pixels);
 }
-#endif
 
 curve_set load_curves(const std::string& spec, std::uint64_t seed) {
   CDPKIT_NVTX_SCOPE("bezier::load_curves");

@@ -1,6 +1,7 @@
 // The font reader of the Bézier family: every glyph outline of a font, through FreeType, as
-// quadratic and cubic curves. Compiled only when CMake found FreeType (CDPKIT_HAVE_FREETYPE);
-// curves.cpp has the stub that refuses font inputs otherwise.
+// quadratic and cubic curves. The cdpkit::fonts part (built where CMake finds FreeType): linked, it
+// registers read_font with the core (common/optional_parts.hpp), whose read_font_curves and
+// font: specs refuse font inputs otherwise.
 //
 // 1. The file is read whole under the readers' size cap (a regular file only) and opened from
 //    memory (FT_New_Memory_Face, face 0).
@@ -15,6 +16,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/nvtx.hpp>
 
+#include "../common/optional_parts.hpp"
 #include "../common/text_input.hpp"
 
 #include <ft2build.h>
@@ -113,11 +115,7 @@ struct outline_builder {
   }
 };
 
-}  // namespace
-
-bool font_reader_available() noexcept { return true; }
-
-curve_set read_font_curves(const std::string& path, std::uint32_t pixels) {
+curve_set read_font(const std::string& path, std::uint32_t pixels) {
   CDPKIT_NVTX_SCOPE("bezier::read_font_curves");
   if (pixels < 1 || pixels > 16384)
     throw input_error(path + ": the pixel size " + std::to_string(pixels) + " is not in [1, 16384]");
@@ -187,4 +185,10 @@ curve_set read_font_curves(const std::string& path, std::uint32_t pixels) {
   return set;
 }
 
+const bool registered = (detail::register_font_reader(&read_font), true);
+
+}  // namespace
 }  // namespace cdpkit
+
+/// The anchor the cdpkit::fonts target names in --undefined, so the linker takes this object.
+extern "C" const int cdpkit_fonts_part = 1;

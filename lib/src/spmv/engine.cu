@@ -1,7 +1,8 @@
 // SpMV's host engine (cdpkit/spmv.hpp): variant names and options, device_csr_matrix, and
 // spmv_engine, which runs for_each_segment over the rows as a segment_sum (one atomic add per row,
-// or per warp's share of a long row) under every loop-to-child policy, or cuSPARSE's
-// cusparseSpMV. The device code is cdpkit/spmv/agents/row_sum.cuh (cdpkit/spmv/kernels.cuh).
+// or per warp's share of a long row) under every loop-to-child policy, or the cusparse variant
+// through the cdpkit::cusparse part (cusparse.cpp). The device code is
+// cdpkit/spmv/agents/row_sum.cuh (cdpkit/spmv/kernels.cuh).
 
 #include <cdpkit/detail/enum_names.hpp>
 #include <cdpkit/error.hpp>
@@ -12,7 +13,7 @@
 #include <cdpkit/spmv/kernels.cuh>
 #include <cdpkit/wait.hpp>
 
-#include <cusparse.h>
+#include "../common/optional_parts.hpp"
 
 #include <algorithm>
 #include <string>
@@ -20,17 +21,6 @@
 namespace cdpkit {
 
 namespace {
-
-/// A cuSPARSE call that fails is a cdpkit::cuda_error naming the call and cuSPARSE's reason.
-#define CDPKIT_CUSPARSE_TRY(call)                                                                   \
-  do {                                                                                              \
-    const cusparseStatus_t cdpkit_status_ = (call);                                                 \
-    if (cdpkit_status_ != CUSPARSE_STATUS_SUCCESS)                                                  \
-      throw ::cdpkit::cuda_error(cudaErrorUnknown,                                                  \
-                                 std::string(#call) + " failed: " + cusparseGetErrorName(cdpkit_status_) + \
-                                     " (" + cusparseGetErrorString(cdpkit_status_) + ")",          \
-                                 __FILE__, __LINE__);                                               \
-  } while (0)
 
 constexpr spmv_variant variant_order[] = {spmv_variant::serial_loop,     spmv_variant::child_per_thread,
                                           spmv_variant::thresholded,     spmv_variant::warp_aggregated,
@@ -99,21 +89,6 @@ device_csr_matrix::device_csr_matrix(const csr_matrix& a) : rows_(a.rows), cols_
 
 // ---- spmv_engine ------------------------------------------------------------------------------
 
-/// cuSPARSE's handle, the matrix and vector descriptors and the work buffer of cusparseSpMV.
-struct spmv_engine::cusparse_state {
-  cusparseHandle_t handle = nullptr;
-  cusparseSpMatDescr_t a = nullptr;
-  cusparseDnVecDescr_t x = nullptr;
-  cusparseDnVecDescr_t y = nullptr;
-  detail::unique_device_ptr<unsigned char[]> buffer;
-  ~cusparse_state() {  // (destroy calls do not fail on valid objects; nothing to report from here)
-    if (y != nullptr) (void)cusparseDestroyDnVec(y);
-    if (x != nullptr) (void)cusparseDestroyDnVec(x);
-    if (a != nullptr) (void)cusparseDestroySpMat(a);
-    if (handle != nullptr) (void)cusparseDestroy(handle);
-  }
-};
-
 spmv_engine::spmv_engine(const device_csr_matrix& a) : a_(&a) {
   require_device_memory((std::uint64_t{a.rows()} + a.cols()) * 4 + 64,
                         "spmv_engine (" + std::to_string(a.rows()) + " rows, " + std::to_string(a.cols()) + " columns)");
@@ -155,32 +130,14 @@ spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime
                         "32-bit indices are signed); this matrix has " + std::to_string(a.rows()) + " rows, " +
                         std::to_string(a.cols()) + " columns, " + std::to_string(a.nnz()) + " nonzeros");
     if (!cusparse_) {
-      CDPKIT_NVTX_SCOPE("spmv::cusparse setup");
-      auto s = std::make_unique<cusparse_state>();
-      CDPKIT_CUSPARSE_TRY(cusparseCreate(&s->handle));
-      // cuSPARSE takes non-const pointers; it does not write the matrix or x
-      CDPKIT_CUSPARSE_TRY(cusparseCreateCsr(&s->a, a.rows(), a.cols(), static_cast<std::int64_t>(a.nnz()),
-                                            const_cast<std::uint32_t*>(a.d_row_offsets()),
-                                            const_cast<std::uint32_t*>(a.d_col_indices()),
-                                            const_cast<float*>(a.d_values()), CUSPARSE_INDEX_32I,
-                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-      CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&s->x, a.cols(), d_x_.get(), CUDA_R_32F));
-      CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&s->y, a.rows(), d_y_.get(), CUDA_R_32F));
-      const float alpha = 1.0f, beta = 0.0f;
-      std::size_t bytes = 0;
-      CDPKIT_CUSPARSE_TRY(cusparseSpMV_bufferSize(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s->a, s->x,
-                                                  &beta, s->y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
-      if (bytes > 0) {
-        require_device_memory(bytes, "cusparseSpMV's work buffer");
-        CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(s->buffer), bytes));
-      }
-      cusparse_ = std::move(s);
+      const detail::spmv_yardstick_factory make = detail::registered_spmv_yardstick();
+      if (make == nullptr)
+        throw input_error("spmv: the cusparse variant is in the cdpkit::cusparse part, which this program does "
+                          "not link (target_link_libraries(<target> PRIVATE cdpkit::cusparse); "
+                          "find_package(cdpkit COMPONENTS cusparse))");
+      cusparse_ = make(a, d_x_.get(), d_y_.get());
     }
-    const float alpha = 1.0f, beta = 0.0f;
-    CDPKIT_CUSPARSE_TRY(cusparseSetStream(cusparse_->handle, stream));
-    CDPKIT_CUSPARSE_TRY(cusparseSpMV(cusparse_->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, cusparse_->a,
-                                     cusparse_->x, &beta, cusparse_->y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT,
-                                     cusparse_->buffer.get()));
+    cusparse_->multiply(stream);
     CDPKIT_WAIT_STREAM(stream, runtime, "spmv::cusparse");
     ran_ = true;
     return stats;
