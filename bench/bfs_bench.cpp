@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   app.add_option("--data", data_dir,
                  "folder of the shared real graphs (default: $CDPKIT_DATA_DIR/graphs; skipped when absent)")
       ->capture_default_str();
-  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
       ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("bfs_bench", app, argc, argv, [&] {

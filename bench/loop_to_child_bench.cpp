@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       ->transform(cdpkit::harness::size_number(1u << 26))
       ->check(CLI::Range(1u, 1u << 26));
   app.add_option("--rounds", rounds, "hash rounds per item")->capture_default_str();
-  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   app.add_option("--dist", dist_names,
                  "comma-separated: all, uniform, power_law, giant, empty, equal")
       ->delimiter(',')

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   app.add_option("--points", specs, "point specs (as quadtree --points takes them)")->delimiter(',')->capture_default_str();
   app.add_option("--max-depth", params.max_depth, "deepest level")->capture_default_str()->check(CLI::Range(0u, cdpkit::max_quadtree_depth));
   app.add_option("--min-points", params.min_points, "a node with more points splits")->capture_default_str();
-  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   app.add_option("--meshes", meshes_dir, "folder of the real meshes (scripts/real-points; skipped when absent)")
       ->capture_default_str();
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")

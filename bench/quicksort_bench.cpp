@@ -102,9 +102,7 @@ int main(int argc, char** argv) {
   app.add_option("--simple-max-log2", simple_max_log2, "run simple only up to 2^this keys")
       ->capture_default_str()
       ->check(CLI::Range(0, 31));
-  app.add_option("--reps", reps, "timed repetitions")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   app.add_option("--simple-reps", simple_reps, "timed repetitions of simple (at most --reps)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));

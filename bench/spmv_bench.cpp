@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
                  "folder of the shared real graphs, read as pattern matrices (default: $CDPKIT_DATA_DIR/graphs; "
                  "empty: none)")
       ->capture_default_str();
-  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")
       ->check(cdpkit::harness::output_file("a JSON document", '{'));
   return cdpkit::harness::run_program("spmv_bench", app, argc, argv, [&] {

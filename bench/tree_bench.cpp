@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   app.add_option("--real", real_dir, "folder listed as the real path tree (empty: none)")->capture_default_str();
   cdpkit::harness::add_thresholds_option(app, thresholds,
                                          "the sweep on power-law trees: each launching variant named also runs at these thresholds");
-  app.add_option("--reps", reps, "timed repetitions")->capture_default_str()->check(CLI::Range(1, 100));
+  cdpkit::harness::add_timing_options(app, reps, 100);
   cdpkit::launch_config config = cdpkit::harness::tree_launch_config();
   cdpkit::harness::add_launch_options(app, config);
   app.add_option("--json", json_path, "write the rows (cdpkit-bench/1) here")

@@ -39,6 +39,7 @@ nlohmann::json bench_row_json(const bench_row& row) {
                       {"ms_min", row.m.time.min_ms},
                       {"ms_mad", row.m.time.mad_ms},
                       {"reps", row.m.time.reps},
+                      {"stop", row.m.time.stop},
                       {"throughput", ms > 0 ? static_cast<double>(row.work) / ms / 1e6 : 0.0},
                       {"throughput_unit", row.throughput_unit},
                       {"verified", verified(row.m)}};

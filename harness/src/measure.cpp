@@ -5,6 +5,7 @@
 #include <cdpkit/wait.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -91,6 +92,49 @@ timing timing_of(std::vector<double> samples_ms) {
   return t;
 }
 
+namespace {
+stopping_rule& rule_slot() {
+  static stopping_rule rule;
+  return rule;
+}
+}  // namespace
+
+void set_stopping_rule(const stopping_rule& rule) {
+  if (!(rule.max_noise >= 0.0))
+    throw input_error("set_stopping_rule: max_noise must be >= 0, got " + std::to_string(rule.max_noise));
+  if (rule.max_noise > 0.0 && !(rule.budget_s > 0.0))
+    throw input_error("set_stopping_rule: a max_noise needs a time budget > 0 s, got " + std::to_string(rule.budget_s));
+  if (rule.max_reps < 1) throw input_error("set_stopping_rule: max_reps must be >= 1, got " + std::to_string(rule.max_reps));
+  rule_slot() = rule;
+}
+
+stopping_rule current_stopping_rule() { return rule_slot(); }
+
+bool keep_timing(const std::vector<double>& samples_ms, int reps, const stopping_rule& rule, double elapsed_s,
+                 std::string& stop) {
+  const int n = static_cast<int>(samples_ms.size());
+  if (n < reps) return true;
+  if (rule.max_noise <= 0.0) {
+    stop = "reps";
+    return false;
+  }
+  const double mid = median(samples_ms);
+  const double noise = mid > 0.0 ? median_absolute_deviation(samples_ms) / mid : 0.0;
+  if (noise <= rule.max_noise) {
+    stop = "noise";
+    return false;
+  }
+  if (elapsed_s >= rule.budget_s) {
+    stop = "budget";
+    return false;
+  }
+  if (n >= rule.max_reps) {
+    stop = "max_reps";
+    return false;
+  }
+  return true;
+}
+
 timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
                  const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
                  cudaStream_t stream, const launch_runtime* runtime) {
@@ -101,8 +145,13 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
     enqueue(stream);
   }
   wait_for_stream(stream, "time_runs: warm-up", runtime, __FILE__, __LINE__);
+  const stopping_rule rule = current_stopping_rule();
+  const auto start = std::chrono::steady_clock::now();
   std::vector<double> samples_ms;
-  for (int r = 0; r < reps; ++r) {
+  std::string stop;
+  while (samples_ms.empty() ||
+         keep_timing(samples_ms, reps, rule,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), stop)) {
     if (prepare) prepare(stream);
     CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
     enqueue(stream);
@@ -112,7 +161,9 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
     CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
     samples_ms.push_back(ms);
   }
-  return timing_of(std::move(samples_ms));
+  timing t = timing_of(std::move(samples_ms));
+  t.stop = stop;
+  return t;
 }
 
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,

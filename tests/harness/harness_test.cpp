@@ -53,8 +53,8 @@ std::string check_message(const CLI::Validator& check, std::string value) { retu
 TEST_CASE("a bench row holds every field of docs/bench-format.md, throughput = work / ms / 1e6") {
   const nlohmann::json j = cdpkit::harness::bench_row_json(sample_row());
   for (const char* field : {"family", "input", "variant", "baseline", "params", "n", "work", "work_unit",
-                            "ms_median", "ms_min", "ms_mad", "reps", "throughput", "throughput_unit",
-                            "verified"}) {
+                            "ms_median", "ms_min", "ms_mad", "reps", "stop", "throughput",
+                            "throughput_unit", "verified"}) {
     CAPTURE(field);
     CHECK(j.contains(field));
   }
@@ -335,4 +335,49 @@ TEST_CASE("a size option takes N or 2^K and hands 2^K on as its value, within th
   CHECK_THROWS_AS(parsed("--n 2^x"), CLI::ValidationError);
   CHECK_THROWS_AS(parsed("--n -1"), CLI::ValidationError);
   CHECK_THROWS_AS(parsed("--n 1e6"), CLI::ValidationError);
+}
+
+TEST_CASE("the stopping rule makes exactly --reps runs when off, and more while the spread is above max_noise") {
+  using cdpkit::harness::keep_timing;
+  using cdpkit::harness::stopping_rule;
+  std::string stop;
+  const std::vector<double> noisy{10.0, 12.0, 8.0, 11.0, 9.0};  // median 10, MAD 1: 10%
+  CHECK(keep_timing({10.0, 10.0}, 3, stopping_rule{}, 0.0, stop));  // fewer than reps: go on
+  CHECK_FALSE(keep_timing(noisy, 5, stopping_rule{}, 0.0, stop));   // rule off: reps decide
+  CHECK(stop == "reps");
+  const stopping_rule rule{0.05, 2.0, 8};
+  CHECK(keep_timing(noisy, 5, rule, 0.5, stop));  // 10% > 5%, budget left, 5 < 8 runs
+  CHECK_FALSE(keep_timing(noisy, 5, rule, 2.0, stop));
+  CHECK(stop == "budget");
+  CHECK_FALSE(keep_timing({10.0, 10.1, 9.9, 10.0, 10.0}, 5, rule, 0.5, stop));  // MAD 0: 0%
+  CHECK(stop == "noise");
+  std::vector<double> eight = noisy;
+  eight.insert(eight.end(), {12.0, 8.0, 12.0});
+  CHECK_FALSE(keep_timing(eight, 5, rule, 0.5, stop));
+  CHECK(stop == "max_reps");
+}
+
+TEST_CASE("the timing options set the stopping rule and refuse a negative or non-finite noise, naming the value") {
+  int reps = 5;
+  CLI::App app{"timing"};
+  cdpkit::harness::add_timing_options(app, reps, 100);
+  CHECK(cdpkit::harness::current_stopping_rule().max_noise == doctest::Approx(0.01));  // the defaults at once
+  CHECK(cdpkit::harness::current_stopping_rule().budget_s == doctest::Approx(1.0));
+  app.parse(std::string("--reps 3 --max-noise 2.5 --time-budget 0.5"));
+  CHECK(reps == 3);
+  CHECK(cdpkit::harness::current_stopping_rule().max_noise == doctest::Approx(0.025));
+  CHECK(cdpkit::harness::current_stopping_rule().budget_s == doctest::Approx(0.5));
+  for (const char* bad : {"-1", "nan", "inf", "101"}) {
+    CAPTURE(bad);
+    CLI::App again{"timing"};
+    cdpkit::harness::add_timing_options(again, reps, 100);
+    try {
+      again.parse(std::string("--max-noise ") + bad);
+      FAIL("accepted --max-noise " << bad);
+    } catch (const CLI::ParseError& e) {
+      CHECK_CONTAINS(std::string(e.what()), bad);
+    }
+  }
+  CHECK_THROWS_AS(cdpkit::harness::set_stopping_rule({0.01, 0.0, 10}), cdpkit::input_error);  // noise, no budget
+  cdpkit::harness::set_stopping_rule({});  // off again for the other cases of this process
 }

@@ -25,10 +25,35 @@ struct timing {
   double mad_ms = 0.0;
   int reps = 0;
   std::vector<double> samples_ms;
+  /// Why the timed runs stopped: "reps" (the count asked for), "noise" (the spread fell to the
+  /// stopping rule's max_noise), "budget" (its time budget was spent) or "max_reps".
+  std::string stop = "reps";
 };
 
+/// When time_runs stops (NVBench's noise rule, in the harness): after the `reps` runs asked for,
+/// more are made while the relative spread (mad_ms / median_ms) is above max_noise, until the
+/// timed runs have taken budget_s seconds (wall time, preparations included) or max_reps runs
+/// were made. The default (max_noise 0) makes exactly `reps` runs.
+struct stopping_rule {
+  double max_noise = 0.0;  ///< e.g. 0.01 for 1%; 0: off
+  double budget_s = 0.0;   ///< > 0 where max_noise > 0
+  int max_reps = 1000;
+};
+
+/// The rule of every later time_runs in this process (benchmarks set it from their options:
+/// add_timing_options). Throws cdpkit::input_error for a negative max_noise, a max_noise without
+/// a positive budget_s, or max_reps < 1.
+void set_stopping_rule(const stopping_rule& rule);
+[[nodiscard]] stopping_rule current_stopping_rule();
+
+/// True when runs should go on after `samples_ms` under `rule` with `elapsed_s` spent; `stop`
+/// gets the reason when not. Needs at least one sample.
+bool keep_timing(const std::vector<double>& samples_ms, int reps, const stopping_rule& rule, double elapsed_s,
+                 std::string& stop);
+
 /// Time `enqueue` (which puts one run's work on `stream`) `reps` times after `warmup` untimed
-/// runs; `prepare` (may be empty) runs untimed before each run, e.g. to clear outputs.
+/// runs, and more under the stopping rule (set_stopping_rule); `prepare` (may be empty) runs
+/// untimed before each run, e.g. to clear outputs.
 /// Every wait is under the watchdog (cdpkit/wait.hpp); `runtime` (may be null) is diagnosed when
 /// a run does not finish in time. Throws cdpkit::input_error for reps < 1, cdpkit::cuda_error.
 timing time_runs(const std::function<void(cudaStream_t)>& enqueue,

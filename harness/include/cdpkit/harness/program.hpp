@@ -13,6 +13,7 @@
 // is one line on stderr that starts with the program's name.
 
 #include <cdpkit/error.hpp>
+#include <cdpkit/harness/measure.hpp>
 #include <cdpkit/launch.hpp>
 #include <cdpkit/version.hpp>
 
@@ -200,6 +201,40 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
                "traced runs keep a launch record for each request refused (over the pending budget or "
                "the depth cap) too, not only for the grids launched or failed; refusals are counted "
                "either way, and recording a storm of them costs time");
+}
+
+/// Add a benchmark's timing options: --reps (the timed runs made at least, into `reps`, in
+/// [1, max_reps]), --max-noise PCT (more runs are made while the runs' relative spread, median
+/// absolute deviation / median, is above PCT percent; 0: exactly --reps runs) and --time-budget S
+/// (those extra runs stop once a measurement's timed runs took S seconds). Sets the process's
+/// stopping rule (measure.hpp) at once with the defaults given, and again as each option is read.
+inline void add_timing_options(CLI::App& app, int& reps, int max_reps, double max_noise_pct = 1.0,
+                               double budget_s = 1.0) {
+  set_stopping_rule({max_noise_pct / 100.0, budget_s, 1000});
+  app.add_option("--reps", reps, "timed repetitions (at least; more while --max-noise is not met)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, max_reps));
+  app.add_option_function<double>(
+         "--max-noise",
+         [](double pct) {
+           stopping_rule rule = current_stopping_rule();
+           rule.max_noise = pct / 100.0;
+           set_stopping_rule(rule);
+         },
+         "time until the runs' spread (median absolute deviation / median) is at most this many percent, "
+         "or --time-budget is spent (0: exactly --reps runs)")
+      ->default_val(max_noise_pct)
+      ->check(finite_number(0.0, 100.0));
+  app.add_option_function<double>(
+         "--time-budget",
+         [](double seconds) {
+           stopping_rule rule = current_stopping_rule();
+           rule.budget_s = seconds;
+           set_stopping_rule(rule);
+         },
+         "seconds of timed runs per measurement after which --max-noise stops asking for more")
+      ->default_val(budget_s)
+      ->check(finite_number(0.0, 3600.0, true));
 }
 
 /// Add a --thresholds option: the launch thresholds of a benchmark's sweep, comma-separated whole
