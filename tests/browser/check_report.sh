@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Browser test of the HTML report: generate it from a fixture, open it in headless Chromium,
 # fail on any console message (the page logs nothing when healthy), check that the static
-# sections rendered, and save a screenshot as a build artifact.
+# sections rendered and that the layout holds at 600 and 1,400 px, and save a screenshot at each
+# width as a build artifact.
 # Usage: check_report.sh <cdpkit-report> <profile.json> <output dir>. Exit 77 (skip) without Chromium.
 set -euo pipefail
 tool=$1 fixture=$2 out=$3
@@ -22,10 +23,55 @@ if grep -E ":CONSOLE" "$out/chromium.log"; then
   echo "FAILED: the report logged to the console" >&2
   exit 1
 fi
-for section in "1. Summary" "2. Child grids" "3. Launch tree" "4. Pending launches" "5. Divergence" "6. Findings"; do
-  grep -q "$section" "$out/report.dom.html" || { echo "FAILED: section '$section' missing from the DOM" >&2; exit 1; }
+for section in "Summary" "Child grids" "Launch tree" "Pending launches" "Divergence" "Findings"; do
+  grep -Eq "[0-9]+\. $section<" "$out/report.dom.html" ||
+    { echo "FAILED: section '$section' missing from the DOM" >&2; exit 1; }
 done
-timeout 60 "$browser" "${flags[@]}" --window-size=1200,2400 --screenshot="$out/report_screenshot.png" \
-  "file://$out/report.html" 2>> "$out/chromium.log" > /dev/null
-test -s "$out/report_screenshot.png"
-echo "report rendered; screenshot: $out/report_screenshot.png"
+# The layout at a phone's width and a desktop's: the page never scrolls sideways (wide tables scroll
+# inside their own box), and no axis title overlaps another label of its chart (the tick labels
+# above all). A copy of the report measures itself (getBoundingClientRect) at the end of its body
+# and writes what it found into an attribute of <body>, which --dump-dom shows.
+python3 - "$out/report.html" "$out/report.layout.html" <<'PY'
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+probe = """<script>(function () {
+  var problems = [];
+  var root = document.documentElement;
+  if (root.scrollWidth > window.innerWidth + 1)
+    problems.push('the page is ' + root.scrollWidth + ' px wide in a ' + window.innerWidth + ' px window');
+  document.querySelectorAll('svg').forEach(function (svg, i) {
+    var texts = Array.prototype.slice.call(svg.querySelectorAll('text'));
+    texts.filter(function (t) { return t.classList.contains('al'); }).forEach(function (al) {
+      var a = al.getBoundingClientRect();
+      texts.forEach(function (t) {
+        if (t === al) return;
+        var b = t.getBoundingClientRect();
+        var ix = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        var iy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (ix > 0.5 && iy > 0.5)
+          problems.push('chart ' + i + ': the axis title "' + al.textContent + '" overlaps "' + t.textContent + '"');
+      });
+    });
+  });
+  document.body.setAttribute('data-layout', problems.length ? problems.join(' | ') : 'ok');
+})();</script>"""
+at = page.rfind("</body>")
+if at < 0:
+    sys.exit("check_report.sh: the report has no </body>")
+open(sys.argv[2], "w", encoding="utf-8").write(page[:at] + probe + page[at:])
+PY
+for width in 600 1400; do
+  timeout 60 "$browser" "${flags[@]}" --window-size=$width,2400 --dump-dom "file://$out/report.layout.html" \
+    > "$out/report.layout.$width.html" 2>> "$out/chromium.log"
+  layout=$(grep -o 'data-layout="[^"]*"' "$out/report.layout.$width.html" || true)
+  if [ "$layout" != 'data-layout="ok"' ]; then
+    echo "FAILED: layout at $width px: ${layout:-no measurement (the probe did not run)}" >&2
+    exit 1
+  fi
+  timeout 60 "$browser" "${flags[@]}" --window-size=$width,2400 --screenshot="$out/report_screenshot_$width.png" \
+    "file://$out/report.html" 2>> "$out/chromium.log" > /dev/null
+  test -s "$out/report_screenshot_$width.png"
+done
+echo "report rendered at 600 and 1400 px without overflow or overlapping labels; screenshots:"
+echo "  $out/report_screenshot_600.png"
+echo "  $out/report_screenshot_1400.png"
