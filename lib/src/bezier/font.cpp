@@ -1,7 +1,7 @@
 // The font reader of the Bézier family: every glyph outline of a font, through FreeType, as
 // quadratic and cubic curves. The cdpkit::fonts part (built where CMake finds FreeType): linked, it
-// registers read_font with the core (common/optional_parts.hpp), whose read_font_curves and
-// font: specs refuse font inputs otherwise.
+// hands read_font to the core (common/optional_parts.hpp), whose read_font_curves and font: specs
+// refuse font inputs otherwise.
 //
 // 1. The file is read whole under the readers' size cap (a regular file only) and opened from
 //    memory (FT_New_Memory_Face, face 0).
@@ -185,10 +185,8 @@ curve_set read_font(const std::string& path, std::uint32_t pixels) {
   return set;
 }
 
-const bool registered = (detail::register_font_reader(&read_font), true);
-
 }  // namespace
 }  // namespace cdpkit
 
-/// The anchor the cdpkit::fonts target names in --undefined, so the linker takes this object.
-extern "C" const int cdpkit_fonts_part = 1;
+/// The part's anchor (optional_parts.hpp), named by the cdpkit::fonts target in --undefined.
+extern "C" cdpkit::detail::font_reader cdpkit_fonts_part() { return &cdpkit::read_font; }

@@ -1,21 +1,17 @@
-// Where the optional parts (optional_parts.hpp) register: constant-initialized atomics, so a part's
-// static initializer may run before or after this file's, in any order.
+// The core's weak references to the optional parts' anchors (optional_parts.hpp): null where the
+// program does not link the part.
 
 #include "optional_parts.hpp"
 
-#include <atomic>
+extern "C" cdpkit::detail::spmv_yardstick_factory cdpkit_cusparse_part() __attribute__((weak));
+extern "C" cdpkit::detail::font_reader cdpkit_fonts_part() __attribute__((weak));
 
 namespace cdpkit::detail {
 
-namespace {
-std::atomic<spmv_yardstick_factory> spmv_yardstick_slot{nullptr};
-std::atomic<font_reader> font_reader_slot{nullptr};
-}  // namespace
+spmv_yardstick_factory registered_spmv_yardstick() noexcept {
+  return cdpkit_cusparse_part != nullptr ? cdpkit_cusparse_part() : nullptr;
+}
 
-void register_spmv_yardstick(spmv_yardstick_factory factory) noexcept { spmv_yardstick_slot.store(factory); }
-spmv_yardstick_factory registered_spmv_yardstick() noexcept { return spmv_yardstick_slot.load(); }
-
-void register_font_reader(font_reader reader) noexcept { font_reader_slot.store(reader); }
-font_reader registered_font_reader() noexcept { return font_reader_slot.load(); }
+font_reader registered_font_reader() noexcept { return cdpkit_fonts_part != nullptr ? cdpkit_fonts_part() : nullptr; }
 
 }  // namespace cdpkit::detail

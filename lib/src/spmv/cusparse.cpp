@@ -1,6 +1,6 @@
 // The cusparse variant of SpMV: cuSPARSE's cusparseSpMV (CSR, float, the library's default
 // algorithm), the yardstick the loop-to-child variants are measured against. Its own static
-// library, cdpkit::cusparse (optional_parts.hpp says how it registers), so that only programs
+// library, cdpkit::cusparse (optional_parts.hpp says how the core finds it), so that only programs
 // which run it link cuSPARSE.
 
 #include <cdpkit/error.hpp>
@@ -80,10 +80,8 @@ std::unique_ptr<detail::spmv_yardstick> make_cusparse_yardstick(const device_csr
   return std::make_unique<cusparse_yardstick>(a, d_x, d_y);
 }
 
-const bool registered = (detail::register_spmv_yardstick(&make_cusparse_yardstick), true);
-
 }  // namespace
 }  // namespace cdpkit
 
-/// The anchor the cdpkit::cusparse target names in --undefined, so the linker takes this object.
-extern "C" const int cdpkit_cusparse_part = 1;
+/// The part's anchor (optional_parts.hpp), named by the cdpkit::cusparse target in --undefined.
+extern "C" cdpkit::detail::spmv_yardstick_factory cdpkit_cusparse_part() { return &cdpkit::make_cusparse_yardstick; }

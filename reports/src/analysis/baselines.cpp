@@ -13,18 +13,6 @@
 
 namespace cdpkit::report {
 
-std::optional<std::size_t> baseline_of(const profile& p, std::size_t run) {
-  const run_profile& r = p.runs[run];
-  std::optional<std::size_t> first;
-  for (std::size_t k = 0; k < p.runs.size(); ++k) {
-    const run_profile& o = p.runs[k];
-    if (o.algorithm != r.algorithm || o.input != r.input) continue;
-    if (!first) first = k;
-    if (!r.baseline.empty() && o.variant == r.baseline) return k;
-  }
-  return r.baseline.empty() ? first : std::nullopt;
-}
-
 namespace detail {
 
 std::vector<std::optional<std::size_t>> baselines(const profile& p) {
@@ -63,6 +51,9 @@ std::map<std::pair<std::string, std::string>, std::size_t> fastest_verified(cons
 }
 
 }  // namespace detail
+
+// The rule lives in detail::baselines alone (the analysis indexes every run at once).
+std::optional<std::size_t> baseline_of(const profile& p, std::size_t run) { return detail::baselines(p).at(run); }
 
 std::vector<comparison_row> compare(const std::vector<profile>& profiles) {
   // (algorithm, input, variant) -> its time in each profile (the last run of it there)

@@ -248,7 +248,8 @@ sample_overhead sample_collection_overhead(const profile& p);
 
 /// Index of the run that is the baseline for `run`: among the runs of the same algorithm and
 /// input, the one whose variant is the run's `baseline` (unset when there is none), or the first
-/// of them when the run names no baseline. Precondition: run < p.runs.size().
+/// of them when the run names no baseline. O(n log n) in the runs (analyze() finds every run's at
+/// once). Throws std::out_of_range when run >= p.runs.size().
 std::optional<std::size_t> baseline_of(const profile& p, std::size_t run);
 
 enum class severity { info, warning, problem };
