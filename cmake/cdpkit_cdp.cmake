@@ -1,13 +1,14 @@
-# cdpkit_enable_cdp(<target>): what a target that links cdpkit::cdpkit needs for CUDA Dynamic
+# cdpkit_enable_cdp(<target>): what a target that links cdpkit's CUDA libraries (cdpkit::core, a
+# family such as cdpkit::quicksort, or cdpkit::cdpkit, all of them) needs for CUDA Dynamic
 # Parallelism. Used inside the project and shipped with the installed package (find_package(cdpkit)
-# defines it), so a consumer calls it on each of its targets that link cdpkit::cdpkit.
+# defines it), so a consumer calls it on each of its targets that link them.
 #
 # Why: cdpkit's kernels launch child grids from the device. Device-side launches need relocatable
 # device code (nvcc -rdc=true) in every translation unit that instantiates a launching template
 # (for_each_segment, launch_items, ... with your lambdas), a device-link step in the executable or
 # shared library that resolves them together with cdpkit's own device code, and the device
-# runtime library (cudadevrt). The imported cdpkit::cdpkit already makes CMake device-link every
-# executable that links it (its CUDA_SEPARABLE_COMPILATION property) and carries --extended-lambda;
+# runtime library (cudadevrt). The imported core and families already make CMake device-link every
+# executable that links them (their CUDA_SEPARABLE_COMPILATION property) and carry --extended-lambda;
 # what CMake cannot carry through a target is the separable compilation of *your* sources, so:
 #   - CUDA_SEPARABLE_COMPILATION ON (relocatable device code for the target's own .cu files),
 #   - POSITION_INDEPENDENT_CODE ON (cdpkit is built position independent; shared libraries work),
@@ -132,9 +133,20 @@ function(_cdpkit_links_cdp target out)  # out: TRUE when <target>'s link closure
       list(APPEND links ${iface})
     endif()
     foreach(item IN LISTS links)
-      string(REGEX REPLACE "^\\$<(LINK_ONLY|BUILD_INTERFACE|INSTALL_INTERFACE):(.*)>$" "\\2" item "${item}")
-      string(REGEX REPLACE "^::@\\(.*\\);?" "" item "${item}")  # directory-scoped link items
-      if(item AND NOT item MATCHES "^\\$<" AND NOT item MATCHES "^::@")
+      if(item MATCHES "^::@")
+        continue()  # directory-scoped link markers
+      endif()
+      if(item MATCHES "\\$<")
+        # A generator expression ($<LINK_ONLY:...>, $<$<CONFIG:Release>:...>,
+        # $<LINK_LIBRARY:WHOLE_ARCHIVE,...>, nested ones): every name in it that is a target is
+        # followed, whatever the condition (the check errs towards asking for cdpkit_enable_cdp).
+        string(REGEX MATCHALL "[A-Za-z0-9_.+-]+(::[A-Za-z0-9_.+-]+)*" names "${item}")
+        foreach(name IN LISTS names)
+          if(TARGET ${name})
+            list(APPEND queue ${name})
+          endif()
+        endforeach()
+      elseif(item)
         list(APPEND queue ${item})
       endif()
     endforeach()

@@ -143,6 +143,16 @@ function(cdpkit_install_package)
     string(APPEND table "set(_cdpkit_packages_${component}${quoted})\n")
   endforeach()
   set(CDPKIT_PACKAGE_COMPONENTS "${components}")
+  # The architectures the device code was built for, as a list of numbers: native, all and
+  # all-major are recorded as what they stood for in this build.
+  set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
+  if(CMAKE_CUDA_ARCHITECTURES STREQUAL "native")
+    set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  elseif(CMAKE_CUDA_ARCHITECTURES STREQUAL "all")
+    set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES_ALL}")
+  elseif(CMAKE_CUDA_ARCHITECTURES STREQUAL "all-major")
+    set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR}")
+  endif()
   set(CDPKIT_PACKAGE_TABLE "${table}")
 
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cdpkitConfig.cmake.in

@@ -9,6 +9,7 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || {
   echo "SKIPPED: chromium is not installed (apt-get install chromium)"
   exit 77
 }
+command -v python3 >/dev/null || { echo "SKIPPED: python3 is not installed"; exit 77; }
 mkdir -p "$out"
 sections='<h2>1. Summary</h2><h2>2. Child grids</h2><h2>3. Launch tree</h2><h2>4. Pending launches</h2><h2>5. Divergence</h2><h2>6. Findings</h2>'
 planted() {  # $1: name, $2: body after the sections, $3: the message expected

@@ -11,6 +11,7 @@ if [ -z "$browser" ]; then
   echo "SKIPPED: chromium is not installed (apt-get install chromium)"
   exit 77
 fi
+command -v python3 >/dev/null || { echo "SKIPPED: python3 is not installed (the layout probe is written with it)"; exit 77; }
 mkdir -p "$out"
 "$tool" "$fixture" -o "$out/report.html"
 profile_dir=$(mktemp -d)
@@ -62,14 +63,16 @@ open(sys.argv[2], "w", encoding="utf-8").write(page[:at] + probe + page[at:])
 PY
 for width in 600 1400; do
   timeout 60 "$browser" "${flags[@]}" --window-size=$width,2400 --dump-dom "file://$out/report.layout.html" \
-    > "$out/report.layout.$width.html" 2>> "$out/chromium.log"
+    > "$out/report.layout.$width.html" 2>> "$out/chromium.log" ||
+    { echo "FAILED: chromium did not render the page at $width px (see $out/chromium.log)" >&2; exit 1; }
   layout=$(grep -o 'data-layout="[^"]*"' "$out/report.layout.$width.html" || true)
   if [ "$layout" != 'data-layout="ok"' ]; then
     echo "FAILED: layout at $width px: ${layout:-no measurement (the probe did not run)}" >&2
     exit 1
   fi
   timeout 60 "$browser" "${flags[@]}" --window-size=$width,2400 --screenshot="$out/report_screenshot_$width.png" \
-    "file://$out/report.html" 2>> "$out/chromium.log" > /dev/null
+    "file://$out/report.html" 2>> "$out/chromium.log" > /dev/null ||
+    { echo "FAILED: chromium did not take the screenshot at $width px (see $out/chromium.log)" >&2; exit 1; }
   test -s "$out/report_screenshot_$width.png"
 done
 echo "report rendered at 600 and 1400 px without overflow or overlapping labels; screenshots:"

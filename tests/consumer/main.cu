@@ -1,6 +1,6 @@
 // The consumer test's program: for_each_segment with a policy and a device lambda, from an
 // installed cdpkit. Exit 0 when the sums match a CPU loop, 1 when not, 77 without a GPU.
-// With --parts (no GPU needed): a program that links cdpkit::cdpkit alone is told which part a
+// With --parts (no GPU needed): a program that links cdpkit::core alone is told which part a
 // font input needs (exit 0 when the error names cdpkit::fonts, 1 otherwise).
 
 #include <cdpkit/bezier.hpp>

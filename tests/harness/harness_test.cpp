@@ -358,6 +358,9 @@ TEST_CASE("the stopping rule makes exactly --reps runs when off, and more while 
 }
 
 TEST_CASE("the timing options set the stopping rule and refuse a negative or non-finite noise, naming the value") {
+  struct restore_rule {  // the rule is process-wide: the other cases time under the default again
+    ~restore_rule() { cdpkit::harness::set_stopping_rule({}); }
+  } restore;
   int reps = 5;
   CLI::App app{"timing"};
   cdpkit::harness::add_timing_options(app, reps, 100);
@@ -379,5 +382,4 @@ TEST_CASE("the timing options set the stopping rule and refuse a negative or non
     }
   }
   CHECK_THROWS_AS(cdpkit::harness::set_stopping_rule({0.01, 0.0, 10}), cdpkit::input_error);  // noise, no budget
-  cdpkit::harness::set_stopping_rule({});  // off again for the other cases of this process
 }

@@ -29,50 +29,57 @@ namespace {
                                  __FILE__, __LINE__);                                                 \
   } while (0)
 
-/// cuSPARSE's handle, the matrix and vector descriptors and the work buffer of cusparseSpMV.
+/// cuSPARSE's handle and the matrix and vector descriptors, destroyed with it: a member, so that a
+/// constructor that throws halfway still destroys what it made.
+struct cusparse_handles {
+  cusparseHandle_t handle = nullptr;
+  cusparseSpMatDescr_t a = nullptr;
+  cusparseDnVecDescr_t x = nullptr;
+  cusparseDnVecDescr_t y = nullptr;
+  cusparse_handles() = default;
+  cusparse_handles(const cusparse_handles&) = delete;
+  cusparse_handles& operator=(const cusparse_handles&) = delete;
+  ~cusparse_handles() {  // (destroy calls do not fail on valid objects; nothing to report from here)
+    if (y != nullptr) (void)cusparseDestroyDnVec(y);
+    if (x != nullptr) (void)cusparseDestroyDnVec(x);
+    if (a != nullptr) (void)cusparseDestroySpMat(a);
+    if (handle != nullptr) (void)cusparseDestroy(handle);
+  }
+};
+
+/// The handles and the work buffer of cusparseSpMV for one matrix and the engine's x and y.
 class cusparse_yardstick final : public detail::spmv_yardstick {
  public:
   cusparse_yardstick(const device_csr_matrix& a, float* d_x, float* d_y) {
     CDPKIT_NVTX_SCOPE("spmv::cusparse setup");
-    CDPKIT_CUSPARSE_TRY(cusparseCreate(&handle_));
+    CDPKIT_CUSPARSE_TRY(cusparseCreate(&h_.handle));
     // cuSPARSE takes non-const pointers; it does not write the matrix or x
-    CDPKIT_CUSPARSE_TRY(cusparseCreateCsr(&a_, a.rows(), a.cols(), static_cast<std::int64_t>(a.nnz()),
+    CDPKIT_CUSPARSE_TRY(cusparseCreateCsr(&h_.a, a.rows(), a.cols(), static_cast<std::int64_t>(a.nnz()),
                                           const_cast<std::uint32_t*>(a.d_row_offsets()),
                                           const_cast<std::uint32_t*>(a.d_col_indices()),
                                           const_cast<float*>(a.d_values()), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-    CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&x_, a.cols(), d_x, CUDA_R_32F));
-    CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&y_, a.rows(), d_y, CUDA_R_32F));
+    CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&h_.x, a.cols(), d_x, CUDA_R_32F));
+    CDPKIT_CUSPARSE_TRY(cusparseCreateDnVec(&h_.y, a.rows(), d_y, CUDA_R_32F));
     const float alpha = 1.0f, beta = 0.0f;
     std::size_t bytes = 0;
-    CDPKIT_CUSPARSE_TRY(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a_, x_, &beta, y_,
-                                                CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
+    CDPKIT_CUSPARSE_TRY(cusparseSpMV_bufferSize(h_.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, h_.a, h_.x, &beta,
+                                                h_.y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
     if (bytes > 0) {
       require_device_memory(bytes, "cusparseSpMV's work buffer");
       CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(buffer_), bytes));
     }
   }
-  ~cusparse_yardstick() override {  // (destroy calls do not fail on valid objects; nothing to report)
-    if (y_ != nullptr) (void)cusparseDestroyDnVec(y_);
-    if (x_ != nullptr) (void)cusparseDestroyDnVec(x_);
-    if (a_ != nullptr) (void)cusparseDestroySpMat(a_);
-    if (handle_ != nullptr) (void)cusparseDestroy(handle_);
-  }
-  cusparse_yardstick(const cusparse_yardstick&) = delete;
-  cusparse_yardstick& operator=(const cusparse_yardstick&) = delete;
 
   void multiply(cudaStream_t stream) override {
     const float alpha = 1.0f, beta = 0.0f;
-    CDPKIT_CUSPARSE_TRY(cusparseSetStream(handle_, stream));
-    CDPKIT_CUSPARSE_TRY(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a_, x_, &beta, y_, CUDA_R_32F,
-                                     CUSPARSE_SPMV_ALG_DEFAULT, buffer_.get()));
+    CDPKIT_CUSPARSE_TRY(cusparseSetStream(h_.handle, stream));
+    CDPKIT_CUSPARSE_TRY(cusparseSpMV(h_.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, h_.a, h_.x, &beta, h_.y,
+                                     CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buffer_.get()));
   }
 
  private:
-  cusparseHandle_t handle_ = nullptr;
-  cusparseSpMatDescr_t a_ = nullptr;
-  cusparseDnVecDescr_t x_ = nullptr;
-  cusparseDnVecDescr_t y_ = nullptr;
+  cusparse_handles h_;
   detail::unique_device_ptr<unsigned char[]> buffer_;
 };
 
