@@ -33,6 +33,20 @@
 # cdpkit and runs none of its kernels (cdpkit's own injection library) says so with the target
 # property CDPKIT_HOST_ONLY TRUE and is not checked.
 
+# native, all and all-major -> the architectures they stand for with this compiler and machine;
+# a list of numbers is kept as it is. (Also what the installed package records: cdpkit_install.cmake.)
+function(_cdpkit_expand_architectures out)
+  set(archs "${ARGN}")
+  if(archs STREQUAL "native")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  elseif(archs STREQUAL "all")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_ALL}")
+  elseif(archs STREQUAL "all-major")
+    set(archs "${CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR}")
+  endif()
+  set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
 # "90-real", "90a", "90-virtual" -> "90", "90a": what a device link needs SASS for.
 function(_cdpkit_base_architectures out)
   set(bases "")
@@ -69,13 +83,7 @@ function(cdpkit_enable_cdp target)
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${cdpkit_CUDA_ARCHITECTURES}")
     return()
   endif()
-  if(archs STREQUAL "native")
-    set(archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
-  elseif(archs STREQUAL "all")
-    set(archs "${CMAKE_CUDA_ARCHITECTURES_ALL}")
-  elseif(archs STREQUAL "all-major")
-    set(archs "${CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR}")
-  endif()
+  _cdpkit_expand_architectures(archs ${archs})
   _cdpkit_base_architectures(wanted ${archs})
   _cdpkit_base_architectures(built ${cdpkit_CUDA_ARCHITECTURES})
   set(missing "")
@@ -98,7 +106,8 @@ function(cdpkit_enable_cdp target)
 endfunction()
 
 # Every executable, shared or module library that links a target marked CDPKIT_NEEDS_CDP
-# (cdpkit::core, the families; so cdpkit::cdpkit too), directly or through other targets, must have had cdpkit_enable_cdp.
+# (cdpkit::core, the families; so cdpkit::cdpkit too), directly or through other targets, must
+# have had cdpkit_enable_cdp.
 function(_cdpkit_links_cdp target out)  # out: TRUE when <target>'s link closure holds cdpkit
   set(seen "")
   set(queue ${target})
@@ -121,17 +130,19 @@ function(_cdpkit_links_cdp target out)  # out: TRUE when <target>'s link closure
     endif()
     get_target_property(type ${t} TYPE)
     get_target_property(imported ${t} IMPORTED)
-    set(links "")
+    # A target's own link line for the one checked and for static libraries built here (their
+    # private links reach the final link too); the interface for every target.
+    set(properties INTERFACE_LINK_LIBRARIES)
     if(t STREQUAL target OR (type STREQUAL "STATIC_LIBRARY" AND NOT imported))
-      get_target_property(direct ${t} LINK_LIBRARIES)
-      if(direct)
-        list(APPEND links ${direct})
+      list(APPEND properties LINK_LIBRARIES)
+    endif()
+    set(links "")
+    foreach(property IN LISTS properties)
+      get_target_property(items ${t} ${property})
+      if(items)
+        list(APPEND links ${items})
       endif()
-    endif()
-    get_target_property(iface ${t} INTERFACE_LINK_LIBRARIES)
-    if(iface)
-      list(APPEND links ${iface})
-    endif()
+    endforeach()
     foreach(item IN LISTS links)
       if(item MATCHES "^::@")
         continue()  # directory-scoped link markers

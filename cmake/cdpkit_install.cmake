@@ -145,14 +145,7 @@ function(cdpkit_install_package)
   set(CDPKIT_PACKAGE_COMPONENTS "${components}")
   # The architectures the device code was built for, as a list of numbers: native, all and
   # all-major are recorded as what they stood for in this build.
-  set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
-  if(CMAKE_CUDA_ARCHITECTURES STREQUAL "native")
-    set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
-  elseif(CMAKE_CUDA_ARCHITECTURES STREQUAL "all")
-    set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES_ALL}")
-  elseif(CMAKE_CUDA_ARCHITECTURES STREQUAL "all-major")
-    set(CDPKIT_RECORDED_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR}")
-  endif()
+  _cdpkit_expand_architectures(CDPKIT_RECORDED_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES})
   set(CDPKIT_PACKAGE_TABLE "${table}")
 
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cdpkitConfig.cmake.in

@@ -156,10 +156,10 @@ void check_curves(const curve_set& set) {
                         std::to_string(co[c]) + ", " + std::to_string(co[c + 1]) + ")");
 }
 
-bool font_reader_available() noexcept { return detail::registered_font_reader() != nullptr; }
+bool font_reader_available() noexcept { return detail::linked_font_reader() != nullptr; }
 
 curve_set read_font_curves(const std::string& path, std::uint32_t pixels) {
-  const detail::font_reader read = detail::registered_font_reader();
+  const detail::font_reader read = detail::linked_font_reader();
   if (read == nullptr)
     throw input_error(path + ": cannot read fonts: they are read by the cdpkit::fonts part (FreeType), which this "
                              "program does not link (cdpkit built with libfreetype-dev installed; "

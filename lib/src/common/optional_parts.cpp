@@ -8,10 +8,10 @@ extern "C" cdpkit::detail::font_reader cdpkit_fonts_part() __attribute__((weak))
 
 namespace cdpkit::detail {
 
-spmv_yardstick_factory registered_spmv_yardstick() noexcept {
+spmv_yardstick_factory linked_spmv_yardstick() noexcept {
   return cdpkit_cusparse_part != nullptr ? cdpkit_cusparse_part() : nullptr;
 }
 
-font_reader registered_font_reader() noexcept { return cdpkit_fonts_part != nullptr ? cdpkit_fonts_part() : nullptr; }
+font_reader linked_font_reader() noexcept { return cdpkit_fonts_part != nullptr ? cdpkit_fonts_part() : nullptr; }
 
 }  // namespace cdpkit::detail

@@ -33,12 +33,12 @@ struct spmv_yardstick {
 using spmv_yardstick_factory = std::unique_ptr<spmv_yardstick> (*)(const device_csr_matrix& a, float* d_x,
                                                                      float* d_y);
 /// The cusparse part's factory, nullptr when the program does not link cdpkit::cusparse.
-[[nodiscard]] spmv_yardstick_factory registered_spmv_yardstick() noexcept;
+[[nodiscard]] spmv_yardstick_factory linked_spmv_yardstick() noexcept;
 
 /// read_font_curves of the fonts part.
 using font_reader = curve_set (*)(const std::string& path, std::uint32_t pixels);
 /// The fonts part's reader, nullptr when the program does not link cdpkit::fonts.
-[[nodiscard]] font_reader registered_font_reader() noexcept;
+[[nodiscard]] font_reader linked_font_reader() noexcept;
 
 }  // namespace detail
 }  // namespace cdpkit

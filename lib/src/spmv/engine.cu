@@ -130,7 +130,7 @@ spmv_stats spmv_engine::run(const spmv_options& options, launch_runtime& runtime
                         "32-bit indices are signed); this matrix has " + std::to_string(a.rows()) + " rows, " +
                         std::to_string(a.cols()) + " columns, " + std::to_string(a.nnz()) + " nonzeros");
     if (!cusparse_) {
-      const detail::spmv_yardstick_factory make = detail::registered_spmv_yardstick();
+      const detail::spmv_yardstick_factory make = detail::linked_spmv_yardstick();
       if (make == nullptr)
         throw input_error("spmv: the cusparse variant is in the cdpkit::cusparse part, which this program does "
                           "not link (target_link_libraries(<target> PRIVATE cdpkit::cusparse); "

@@ -210,7 +210,7 @@ inline void add_launch_options(CLI::App& app, launch_config& config) {
 /// stopping rule (measure.hpp) at once with the defaults given, and again as each option is read.
 inline void add_timing_options(CLI::App& app, int& reps, int max_reps, double max_noise_pct = 1.0,
                                double budget_s = 1.0) {
-  set_stopping_rule({max_noise_pct / 100.0, budget_s, 1000});
+  set_stopping_rule({max_noise_pct / 100.0, budget_s, stopping_rule{}.max_reps});
   app.add_option("--reps", reps, "timed repetitions (at least; more while --max-noise is not met)")
       ->capture_default_str()
       ->check(CLI::Range(1, max_reps));
