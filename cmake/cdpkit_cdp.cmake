@@ -73,11 +73,23 @@ function(cdpkit_enable_cdp target)
   endif()
   get_target_property(archs ${target} CUDA_ARCHITECTURES)
   # Left at CMake's default: the cache entry CMake itself wrote at project() (its help string),
-  # not given on the command line, by CUDAARCHS or by a set() before project().
-  get_property(help CACHE CMAKE_CUDA_ARCHITECTURES PROPERTY HELPSTRING)
-  if(NOT archs OR (archs STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}" AND help STREQUAL "CUDA architectures"
-                   AND NOT DEFINED ENV{CUDAARCHS}
-                   AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}"))
+  # not given on the command line, by CUDAARCHS or by a set() before project(). That is decided
+  # once, at the first configure, and remembered: the entry looks the same later when CUDAARCHS
+  # gave it (the variable is read at the first configure only) or when a later -D changed it.
+  if(NOT DEFINED CACHE{_CDPKIT_CMAKE_DEFAULT_CUDA_ARCHITECTURES})
+    get_property(help CACHE CMAKE_CUDA_ARCHITECTURES PROPERTY HELPSTRING)
+    if(help STREQUAL "CUDA architectures" AND NOT DEFINED ENV{CUDAARCHS}
+       AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL "$CACHE{CMAKE_CUDA_ARCHITECTURES}")
+      set(default_archs "$CACHE{CMAKE_CUDA_ARCHITECTURES}")
+    else()
+      set(default_archs "")  # chosen at the first configure: never CMake's default afterwards
+    endif()
+    set(_CDPKIT_CMAKE_DEFAULT_CUDA_ARCHITECTURES "${default_archs}" CACHE INTERNAL
+        "CMake's default CMAKE_CUDA_ARCHITECTURES at the first configure (empty: one was chosen)")
+  endif()
+  set(default_archs "$CACHE{_CDPKIT_CMAKE_DEFAULT_CUDA_ARCHITECTURES}")
+  if(NOT archs OR (default_archs AND archs STREQUAL default_archs
+                   AND "${CMAKE_CUDA_ARCHITECTURES}" STREQUAL default_archs))
     message(STATUS "cdpkit: ${target} is built for CUDA architectures ${cdpkit_CUDA_ARCHITECTURES}, "
                    "those of the installed cdpkit (none was chosen; CMake's default was ${archs})")
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${cdpkit_CUDA_ARCHITECTURES}")

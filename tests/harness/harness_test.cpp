@@ -335,6 +335,7 @@ TEST_CASE("a size option takes N or 2^K and hands 2^K on as its value, within th
   CHECK_THROWS_AS(parsed("--n 2^x"), CLI::ValidationError);
   CHECK_THROWS_AS(parsed("--n -1"), CLI::ValidationError);
   CHECK_THROWS_AS(parsed("--n 1e6"), CLI::ValidationError);
+  CHECK(parsed("--n 010") == 10u);  // decimal, never CLI11's octal
 }
 
 TEST_CASE("the stopping rule makes exactly --reps runs when off, and more while the spread is above max_noise") {

@@ -1,6 +1,7 @@
 // Bézier curve sets: the generators (random with a power-law tail, straight, extreme), the check
 // of a set, and curve specs. Pure C++; the font reader is font.cpp (built with FreeType only).
 
+#include <cdpkit/sizes.hpp>
 #include <cdpkit/bezier.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/memory.hpp>
@@ -192,7 +193,7 @@ curve_set load_curves(const std::string& spec, std::uint64_t seed) {
       throw input_error(context + "unknown kind " + quoted_input(kind) +
                         " (expected random:N, straight:N, extreme:N or font:PATH[:PIXELS])");
     if (rest.empty() || rest.find(':') != std::string::npos) throw input_error(context + "expected " + kind + ":N");
-    const std::uint64_t n = detail::parse_spec_count(rest, context, "curve count");
+    const std::uint64_t n = parse_size(rest, context, "curve count");
     if (kind == "random") return make_random_curves(n, seed);
     if (kind == "straight") return make_straight_curves(n, seed);
     return make_extreme_curves(n, seed);

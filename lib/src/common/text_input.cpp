@@ -5,6 +5,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/memory.hpp>
+#include <cdpkit/sizes.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -134,7 +135,13 @@ std::uint64_t parse_unsigned(std::string_view token, std::uint64_t max, const ch
   return value;
 }
 
-std::uint64_t parse_spec_count(std::string_view token, const std::string& context, const char* what) {
+}  // namespace cdpkit::detail
+
+namespace cdpkit {
+
+std::uint64_t parse_size(std::string_view token, const std::string& context, const char* what) {
+  using detail::all_digits;
+  using detail::digits_for_message;
   if (token.size() > 2 && token.substr(0, 2) == "2^") {
     const std::string_view e = token.substr(2);
     if (!all_digits(e) || e.size() > 2 || std::stoi(std::string(e)) > 63)
@@ -147,6 +154,10 @@ std::uint64_t parse_spec_count(std::string_view token, const std::string& contex
     throw input_error(context + what + " " + digits_for_message(token) + " is far too large (more than 19 digits)");
   return std::stoull(std::string(token));
 }
+
+}  // namespace cdpkit
+
+namespace cdpkit::detail {
 
 std::string read_text_file(const std::string& path, std::uint64_t max_bytes, bool default_cap,
                            const file_kind_words& words) {

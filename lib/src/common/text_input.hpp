@@ -91,10 +91,6 @@ inline std::vector<std::string_view> split_colons(std::string_view s) {
   return ends_with(".mtx") || ends_with(".mtx.gz");
 }
 
-/// A count in a generator spec: decimal, or 2^K with K in [0, 63]. Throws cdpkit::input_error
-/// "<context><what> '<token>' is not ..." otherwise (the token quoted_input(); context: e.g.
-/// "tree spec 'path:x': ").
-std::uint64_t parse_spec_count(std::string_view token, const std::string& context, const char* what);
 
 /// The limits of read_text_file's messages: what the file is ("a graph file") and the option
 /// that sets the cap ("graph_read_options::max_file_bytes").

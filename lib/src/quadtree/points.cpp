@@ -1,5 +1,6 @@
 // Points for the quadtree: generators, the point-file / OBJ reader, point specs. Pure C++.
 
+#include <cdpkit/sizes.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
@@ -208,7 +209,7 @@ std::vector<point2> load_points(const std::string& spec, std::uint64_t seed, con
     at = next;
   }
   const auto count = [&](const std::string& token, const char* what) {
-    return detail::parse_spec_count(token, "point spec " + quoted_spec(spec) + ": ", what);
+    return parse_size(token, "point spec " + quoted_spec(spec) + ": ", what);
   };
   if (args.empty() || args.size() > (kind == "clustered" ? 2u : 1u))
     return fail(kind == "clustered" ? "expected clustered:N or clustered:N:BLOBS" : "expected " + kind + ":N");

@@ -5,6 +5,7 @@
 // Every size is checked before anything is allocated: the entry count against the CSR's 32-bit
 // offsets, and the bytes of everything a generator makes against the available host memory.
 
+#include <cdpkit/sizes.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/graph.hpp>
 #include <cdpkit/memory.hpp>
@@ -167,7 +168,7 @@ namespace {
 
 /// A number in a spec (decimal or 2^K) no larger than `max`.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what, std::uint64_t max) {
-  const std::uint64_t v = detail::parse_spec_count(token, "matrix spec " + quoted_spec(spec) + ": ", what);
+  const std::uint64_t v = parse_size(token, "matrix spec " + quoted_spec(spec) + ": ", what);
   if (v > max) spec_fail(spec, std::string(what) + " " + std::to_string(v) + " is larger than " + std::to_string(max));
   return v;
 }

@@ -6,6 +6,7 @@
 // count is checked against max_nodes as nodes appear, and the host memory is checked every 2^16
 // new nodes of a path list (a node costs about 100 bytes while the list is read).
 
+#include <cdpkit/sizes.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/memory.hpp>
 #include <cdpkit/nvtx.hpp>
@@ -209,7 +210,7 @@ namespace {
 
 /// A count in a spec: decimal, or 2^K.
 std::uint64_t spec_number(std::string_view token, const std::string& spec, const char* what) {
-  return detail::parse_spec_count(token, "tree spec " + quoted_spec(spec) + ": ", what);
+  return parse_size(token, "tree spec " + quoted_spec(spec) + ": ", what);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/measure.hpp>
 #include <cdpkit/launch.hpp>
+#include <cdpkit/sizes.hpp>
 #include <cdpkit/version.hpp>
 
 #include <CLI/CLI.hpp>
@@ -68,26 +69,22 @@ inline CLI::Validator whole_number(std::uint64_t max) {
 }
 
 /// A CLI11 transform (->transform(), not ->check(), which would drop the rewrite) for a size
-/// option: a whole number (as whole_number takes it) or 2^K with K in [0, 63], at most `max`. A
-/// 2^K is handed on to the option as its decimal value, so that sizes are written one way in every
-/// program ("--n 2^24", as generator specs take "random:2^20").
+/// option: a size as cdpkit::parse_size reads it (decimal, or 2^K with K in [0, 63]), at most
+/// `max`, handed on to the option as its decimal value, so that sizes are written one way in every
+/// program ("--n 2^24", as generator specs take "random:2^20") and CLI11 never reads a leading
+/// zero as octal.
 inline CLI::Validator size_number(std::uint64_t max) {
-  const CLI::Validator whole = whole_number(max);
   return CLI::Validator(
-      [whole, max](std::string& text) -> std::string {
-        if (text.size() > 2 && text.compare(0, 2, "2^") == 0) {
-          const std::string k = text.substr(2);
-          const bool digits = !k.empty() && k.size() <= 2 && k.find_first_not_of("0123456789") == std::string::npos;
-          if (!digits || std::stoi(k) > 63)
-            return "'" + text + "' is not a size (a whole number, or 2^K with K in [0, 63])";
-          const std::uint64_t v = std::uint64_t{1} << std::stoi(k);
-          if (v > max) return "'" + text + "' is more than " + std::to_string(max);
-          text = std::to_string(v);
-          return {};
+      [max](std::string& text) -> std::string {
+        std::uint64_t v = 0;
+        try {
+          v = cdpkit::parse_size(text, {}, "size");
+        } catch (const cdpkit::input_error& e) {
+          return e.what();
         }
-        std::string copy = text;
-        const std::string why = whole(copy);
-        return why.empty() ? why : why + " (or 2^K)";
+        if (v > max) return "size " + cdpkit::quoted_input(text) + " is more than " + std::to_string(max);
+        text = std::to_string(v);
+        return {};
       },
       "SIZE (N or 2^K) in [0, " + std::to_string(max) + "]");
 }
