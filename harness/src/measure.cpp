@@ -1,5 +1,6 @@
 // Timing and tracing protocol shared by the samples and the benchmarks.
 
+#include <cdpkit/detail/unique_device_ptr.hpp>
 #include <cdpkit/error.hpp>
 #include <cdpkit/harness/measure.hpp>
 #include <cdpkit/wait.hpp>
@@ -164,6 +165,27 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
   timing t = timing_of(std::move(samples_ms));
   t.stop = stop;
   return t;
+}
+
+timing timing_floor(int reps, cudaStream_t stream) {
+  if (reps < 1) throw input_error("timing_floor: reps must be >= 1, got " + std::to_string(reps));
+  detail::unique_device_ptr<std::uint32_t[]> word;
+  CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(word), sizeof(std::uint32_t)));
+  event_pair ev;
+  CDPKIT_CUDA_TRY(cudaMemsetAsync(word.get(), 0, sizeof(std::uint32_t), stream));  // (a warm-up)
+  wait_for_stream(stream, "timing_floor: warm-up", nullptr, __FILE__, __LINE__);
+  std::vector<double> samples_ms;
+  samples_ms.reserve(static_cast<std::size_t>(reps));
+  for (int r = 0; r < reps; ++r) {
+    CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(word.get(), 0, sizeof(std::uint32_t), stream));
+    CDPKIT_CUDA_TRY(cudaEventRecord(ev.stop_, stream));
+    wait_for_event(ev.stop_, "timing_floor: timed run", nullptr, __FILE__, __LINE__);
+    float ms = 0.0f;
+    CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
+    samples_ms.push_back(ms);
+  }
+  return timing_of(std::move(samples_ms));
 }
 
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,

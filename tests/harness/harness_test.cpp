@@ -10,6 +10,7 @@
 #include <cdpkit/harness/table.hpp>
 #include <cdpkit/harness/tree_runs.hpp>
 
+#include "support/gpu.hpp"
 #include "support/temp_dir.hpp"
 
 #include <nlohmann/json.hpp>
@@ -127,6 +128,8 @@ TEST_CASE("a bench document is written whole and read back, an empty path writes
   const cdpkit_test::temp_dir dir;
   nlohmann::json doc = cdpkit::harness::bench_document({{"name", "test"}});
   doc["rows"].push_back(cdpkit::harness::bench_row_json(sample_row()));
+  // (A document that has its floor keeps it: nothing is measured, no GPU is needed.)
+  doc["timing_floor"] = cdpkit::harness::timing_floor_json(cdpkit::harness::timing_of({0.004, 0.005, 0.006}));
   const std::string path = (dir.path() / "bench.json").string();
   std::ostringstream out;
   cdpkit::harness::write_bench_document(doc, path, out);
@@ -139,6 +142,23 @@ TEST_CASE("a bench document is written whole and read back, an empty path writes
   const std::string bad = (dir.path() / "no" / "such" / "bench.json").string();
   CHECK_THROWS_WITH_AS(cdpkit::harness::write_bench_document(doc, bad, quiet), doctest::Contains(bad.c_str()),
                        cdpkit::input_error);
+}
+
+TEST_CASE("a bench document written without a timing floor gets one measured on the GPU" * CDPKIT_GPU_CASE) {
+  const cdpkit_test::temp_dir dir;
+  const nlohmann::json doc = cdpkit::harness::bench_document({{"name", "test"}});
+  const std::string path = (dir.path() / "bench.json").string();
+  std::ostringstream out;
+  cdpkit::harness::write_bench_document(doc, path, out);
+  std::ifstream in(path);
+  const nlohmann::json back = nlohmann::json::parse(in);
+  REQUIRE(back.contains("timing_floor"));
+  const auto& floor = back["timing_floor"];
+  CHECK(floor["reps"].get<int>() == 200);
+  CHECK(floor["ms_median"].get<double>() > 0.0);
+  CHECK(floor["ms_min"].get<double>() <= floor["ms_median"].get<double>());
+  CHECK(floor["ms_mad"].get<double>() >= 0.0);
+  CHECK_THROWS_AS((void)cdpkit::harness::timing_floor(0), cdpkit::input_error);
 }
 
 TEST_CASE("a text table aligns its columns, the first left and the others right, and refuses a short row") {

@@ -90,6 +90,34 @@ def main():
     rc, _, err = run(paths["old"], os.path.join(scratch, "missing.json"))
     if rc != 2 or "missing.json: cannot be read" not in err:
         fail(f"a missing file should exit 2 naming it, got {rc}", err)
+    # The timing floor: a short row 1.2x slower by 10 us, with a spread of 1%, is within the noise
+    # when a document's floor is 10 us (1% + 10 us / 50 us = 21%), and a regression without one;
+    # a long row 1.2x slower is one either way. A floor that is not a time is refused.
+    short_old = [row("serial_loop", 0.05, mad=0.0005), row("device_driver", 5.0, mad=0.05)]
+    short_new = copy.deepcopy(short_old)
+    short_new[0]["ms_median"] = short_new[0]["ms_min"] = 0.06
+    short_new[1]["ms_median"] = short_new[1]["ms_min"] = 6.0
+    floored = doc(short_new, "e")
+    floored["timing_floor"] = {"what": "made up", "ms_median": 0.01, "ms_min": 0.009, "ms_mad": 0.001, "reps": 200}
+    bad_floor = doc(short_new, "f")
+    bad_floor["timing_floor"] = {"ms_median": "fast"}
+    for name, d in (("short_old", doc(short_old, "d")), ("short_new", doc(short_new, "e")),
+                    ("floored", floored), ("bad_floor", bad_floor)):
+        paths[name] = os.path.join(scratch, name + ".json")
+        with open(paths[name], "w") as f:
+            json.dump(d, f)
+    rc, out, _ = run(paths["short_old"], paths["short_new"])
+    if rc != 1 or "2 regression(s)" not in out or "in neither document" not in out:
+        fail(f"without a floor both 1.2x rows regress: got exit {rc}", out)
+    rc, out, _ = run(paths["short_old"], paths["floored"], "--all")
+    short = next((l for l in out.splitlines() if " serial_loop " in l), "")
+    long_ = next((l for l in out.splitlines() if " device_driver " in l), "")
+    if rc != 1 or not short.rstrip().endswith("within noise") or not long_.rstrip().endswith("REGRESSION") \
+            or "10.0 us new" not in out:
+        fail(f"with a 10 us floor the 0.05 ms row is within the noise, the 5 ms row regresses: exit {rc}", out)
+    rc, _, err = run(paths["short_old"], paths["bad_floor"])
+    if rc != 2 or "timing_floor.ms_median is 'fast'" not in err:
+        fail(f"a floor that is not a time should exit 2 naming it, got {rc}", err)
     print("check_bench_compare: ok")
 
 

@@ -54,8 +54,12 @@ bool add_bench_rows(nlohmann::json& doc, const Results& results, RowOf row_of) {
   return all_verified(results);
 }
 
+/// A document's "timing_floor" (docs/bench-format.md): what, ms_median, ms_min, ms_mad, reps.
+nlohmann::json timing_floor_json(const timing& floor);
+
 /// The benchmarks' --json: write `doc` to `path` (write_json_file) and say so on `out`; nothing
-/// when `path` is empty.
+/// when `path` is empty. A document without "timing_floor" gets one, measured now (timing_floor()
+/// on the default stream: the GPU must be usable).
 void write_bench_document(const nlohmann::json& doc, const std::string& path, std::ostream& out);
 
 }  // namespace cdpkit::harness

@@ -60,6 +60,15 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
                  const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
                  cudaStream_t stream, const launch_runtime* runtime = nullptr);
 
+/// What one timed run costs besides its work, measured: the smallest operation the host can put
+/// on a stream (a 4-byte cudaMemsetAsync) timed `reps` times as time_runs times a run (an event
+/// before, the operation, an event after, a wait; no preparation). Each timed run pays this launch
+/// and its wait, whose cost changes from process to process: two documents' rows cannot be told
+/// apart by less than it (scripts/bench-compare). The benchmarks record it in their documents
+/// (write_bench_document, "timing_floor"). Throws cdpkit::input_error for reps < 1,
+/// cdpkit::cuda_error.
+timing timing_floor(int reps = 200, cudaStream_t stream = nullptr);
+
 /// Median of a non-empty sample (the mean of the two middle values for an even count).
 double median(std::vector<double> values);
 
