@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_inject.sh <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir> <profile_schema>
+# check_inject.sh <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir> <profile_schema> [<cdpkit>]
 #
 # Runs the unmodified CDP program small_cdp with libcdpkit_inject.so injected
 # (CUDA_INJECTION64_PATH) and checks the profile it leaves: the current profile schema (the
@@ -8,16 +8,20 @@
 # kernel's range exactly 10 CTAs (and its accounting 10 host blocks), both kernels in the host
 # activity; then that cdpkit-report turns the profile into HTML. Exit 0 pass, 1 fail, 77 skip
 # (no usable GPU, or profiling not permitted on this machine).
+# With <cdpkit> (the front door, built or installed), the program is run as `cdpkit profile -o
+# <workdir>/inject_profile -- <small_cdp>`, with no environment variable: the front door must find
+# the injection library itself, pass the exit status through and write the report.
 set -u
 
-if [ $# -ne 5 ]; then
-  echo "usage: $0 <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir> <profile_schema>" >&2
+if [ $# -ne 5 ] && [ $# -ne 6 ]; then
+  echo "usage: $0 <small_cdp> <libcdpkit_inject.so> <cdpkit-report> <workdir> <profile_schema> [<cdpkit>]" >&2
   exit 1
 fi
 program=$1
 library=$2
 report=$3
 work=$4
+front_door=${6:-}
 
 if command -v nvidia-smi >/dev/null 2>&1 && ! nvidia-smi -L >/dev/null 2>&1; then
   echo "skip: nvidia-smi -L fails: no usable GPU"
@@ -32,12 +36,17 @@ mkdir -p "$work" || exit 1
 profile=$work/inject_profile.json
 html=$work/inject_report.html
 log=$work/small_cdp.log
-rm -f "$profile" "$html"
+rm -f "$profile" "$html" "$work/inject_profile.html"
 
 # the GPU's profiling hardware serves one process at a time: take the lock the CUPTI test cases take
 lock=()
 command -v flock >/dev/null 2>&1 && lock=(flock /tmp/cdpkit-cupti-tests.lock)
-CUDA_INJECTION64_PATH=$library CDPKIT_PROFILE_OUT=$profile CDPKIT_COLLECT=metrics "${lock[@]}" "$program" >"$log" 2>&1
+if [ -n "$front_door" ]; then
+  env -u CUDA_INJECTION64_PATH -u CDPKIT_PROFILE_OUT -u CDPKIT_COLLECT \
+    "${lock[@]}" "$front_door" profile -o "$work/inject_profile" -- "$program" >"$log" 2>&1
+else
+  CUDA_INJECTION64_PATH=$library CDPKIT_PROFILE_OUT=$profile CDPKIT_COLLECT=metrics "${lock[@]}" "$program" >"$log" 2>&1
+fi
 rc=$?
 cat "$log"
 if [ $rc -eq 77 ] || grep -q "small_cdp: no usable CUDA device" "$log"; then
@@ -119,6 +128,14 @@ if [ $rc -ne 0 ]; then
   exit $rc
 fi
 
+if [ -n "$front_door" ]; then
+  if [ ! -s "$work/inject_profile.html" ] || ! grep -q "cdpkit profile: wrote" "$log"; then
+    echo "FAIL: the front door wrote no report $work/inject_profile.html" >&2
+    exit 1
+  fi
+  echo "ok: cdpkit profile wrote $profile and $work/inject_profile.html"
+  exit 0
+fi
 if ! "$report" "$profile" -o "$html"; then
   echo "FAIL: cdpkit-report could not turn $profile into HTML" >&2
   exit 1

@@ -1,0 +1,171 @@
+// cdpkit — the command-line front door. `cdpkit profile` runs any CUDA program under cdpkit's
+// injection library (libcdpkit_inject.so, profiling/inject) and writes its profile and report,
+// the way `nsys profile` does:
+//
+//   cdpkit profile ./app args...                   report1.json and report1.html (report2... next)
+//   cdpkit profile -o run --collect timeline -- ./app --flag
+//
+// The program is not rebuilt: the CUDA driver loads the injection library when the program first
+// initializes CUDA (CUDA_INJECTION64_PATH, set here with CDPKIT_PROFILE_OUT and CDPKIT_COLLECT for
+// the program alone). The library is found beside this executable: <prefix>/lib when installed,
+// profiling/inject in the build tree; no environment variable is needed.
+//
+// Exit status: the program's own (128 + N when it was killed by signal N, said in one line);
+// 2 with one line "cdpkit profile: <what>" when the front door cannot do what was asked: a bad
+// option, a program that is missing or not executable, an output that exists (replace it with
+// --force-overwrite), a profile the report cannot be made from. A program that made no CUDA call
+// leaves no profile: that is said, and its exit status is still passed through.
+
+#include "profile_command.hpp"
+
+#include <cdpkit/report/html.hpp>
+#include <cdpkit/report/profile.hpp>
+#include <cdpkit/schema/text.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using cdpkit::tools::command_error;
+
+int fail(const std::string& what) {
+  std::cerr << "cdpkit profile: " << what << "\n";
+  return cdpkit::tools::exit_error;
+}
+
+/// The folder of this executable (/proc/self/exe), where the injection library is looked for.
+fs::path exe_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw command_error("cannot find this program's own folder (/proc/self/exe): " + ec.message());
+  return self.parent_path();
+}
+
+/// NAME from -o: a trailing .json or .html is dropped ("run.json" and "run" both give run.json
+/// and run.html).
+std::string report_stem(std::string name) {
+  for (const char* ext : {".json", ".html"}) {
+    const std::string e(ext);
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
+      name.resize(name.size() - e.size());
+      break;
+    }
+  }
+  return name;
+}
+
+/// Refuse to replace `path` unless --force-overwrite was given, and even then unless it holds
+/// what is written there (`what`, first character `first`).
+void check_output(const std::string& path, bool force, const char* what, char first) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return;
+  if (!force) throw command_error(path + " exists; name another output with -o, or replace it with --force-overwrite");
+  if (const std::string why = cdpkit::schema::output_refusal(path, what, first); !why.empty()) throw command_error(why);
+}
+
+int profile(const std::string& output, const std::string& collect, bool force, const std::vector<std::string>& command) {
+  if (command.empty()) throw command_error("no program given: cdpkit profile [options] [--] <program> [arguments...]");
+  const std::string setting = cdpkit::tools::collect_setting(collect);
+  const std::string stem = output.empty() ? cdpkit::tools::next_report_name(fs::current_path()) : report_stem(output);
+  const std::string json = stem + ".json", html = stem + ".html";
+  check_output(json, force, "a JSON document", '{');
+  check_output(html, force, "an HTML report", '<');
+  const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
+  const fs::path library = cdpkit::tools::find_injection_library(
+      exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD});
+  std::error_code ec;
+  fs::remove(json, ec);  // (replaced: --force-overwrite) so that a profile found after is this run's
+  if (ec) throw command_error(json + ": cannot be replaced: " + ec.message());
+  const std::string json_abs = fs::absolute(json).string();
+
+  const int status = cdpkit::tools::run_program(
+      program, command,
+      {{"CUDA_INJECTION64_PATH", library.string()}, {"CDPKIT_PROFILE_OUT", json_abs}, {"CDPKIT_COLLECT", setting}});
+  const cdpkit::tools::program_end end = cdpkit::tools::describe_end(status, command.front());
+  if (!end.message.empty()) std::cerr << "cdpkit profile: " << end.message << "\n";
+  if (!fs::exists(json, ec)) {
+    std::cerr << "cdpkit profile: no profile was written: " << command.front()
+              << (end.message.empty() ? " made no CUDA call that loads the injection library"
+                                      : " ended before the injection library could write one")
+              << "\n";
+    return end.exit_code;
+  }
+  try {
+    const std::vector<cdpkit::report::profile> profiles{cdpkit::report::load_profile(json)};
+    const std::string text = cdpkit::report::render_html(profiles);
+    cdpkit::report::write_file_atomically(html, text);
+  } catch (const std::exception& e) {
+    std::cerr << "cdpkit profile: " << json << " was written, but no report was made from it: " << e.what() << "\n";
+    return end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error;
+  }
+  std::cerr << "cdpkit profile: wrote " << json << " and " << html << "\n";
+  return end.exit_code;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"cdpkit: profile CUDA programs, with every grid their kernels launch"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("cdpkit ") + CDPKIT_VERSION);
+  CLI::App* prof = app.add_subcommand(
+      "profile", "run a program under cdpkit's injection library; write NAME.json (profile) and NAME.html (report)");
+  std::string output, collect = "metrics";
+  bool force = false;
+  prof->add_option("-o,--output", output,
+                   "NAME of the profile and report (NAME.json, NAME.html); default report1, report2, ... "
+                   "(the first free)");
+  prof->add_option("--collect", collect,
+                   "metrics (CUPTI's range profiler: one range per host kernel launch, the grids it "
+                   "launches folded in), timeline (PM sampling), none (host timeline only) or all")
+      ->capture_default_str();
+  prof->add_flag("--force-overwrite", force, "replace NAME.json and NAME.html when they exist");
+  prof->prefix_command();  // the first positional and everything after it are the program's
+  prof->footer("The program and its arguments follow the options, after -- where the program's own "
+               "arguments could be taken for these options: cdpkit profile -o run -- ./app --flag");
+  // What follows a "--" among the options is the program's, whatever it looks like (CLI11 is given
+  // what comes before); without one, CLI11's prefix command stops at the program's name.
+  int ours = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "profile") {
+      const std::vector<std::string> rest(argv + i + 1, argv + argc);
+      ours = i + 1 + static_cast<int>(cdpkit::tools::options_end(rest, {"-o", "--output", "--collect"}));
+      break;
+    }
+  try {
+    app.parse(ours, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    return fail(e.what());
+  }
+  std::vector<std::string> command = prof->remaining();
+  if (ours < argc) {
+    if (!command.empty())
+      return fail("the program is named twice: " + command.front() + " before --, and more after it");
+    command.assign(argv + ours + 1, argv + argc);
+  }
+  return profile(output, collect, force, command);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory");
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  } catch (...) {
+    return fail("unknown error");
+  }
+}

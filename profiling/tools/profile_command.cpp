@@ -1,0 +1,202 @@
+// The decisions of `cdpkit profile` (profile_command.hpp).
+
+#include "profile_command.hpp"
+
+#include <cdpkit/quoted_input.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+extern char** environ;
+
+namespace cdpkit::tools {
+
+namespace fs = std::filesystem;
+
+std::size_t options_end(const std::vector<std::string>& args, const std::vector<std::string>& valued) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return i;
+    if (a.size() < 2 || a[0] != '-') return args.size();  // the program's name: the rest is its
+    if (std::find(valued.begin(), valued.end(), a) != valued.end()) ++i;  // its value follows
+  }
+  return args.size();
+}
+
+std::string next_report_name(const fs::path& dir) {
+  for (int n = 1; n <= 10000; ++n) {
+    const std::string name = "report" + std::to_string(n);
+    std::error_code ec;
+    if (!fs::exists(dir / (name + ".json"), ec) && !fs::exists(dir / (name + ".html"), ec)) return name;
+  }
+  throw command_error("report1 to report10000 are all taken in " + dir.string() + "; name the output with -o");
+}
+
+namespace {
+/// What `path` is, for a program: "" when a regular file this process may execute, else why not.
+std::string unrunnable(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "no such program";
+  if (S_ISDIR(st.st_mode)) return "is a directory";
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (::access(path.c_str(), X_OK) != 0) return "not executable";
+  return {};
+}
+}  // namespace
+
+fs::path resolve_program(const std::string& name, const char* path_env) {
+  if (name.empty()) throw command_error("no program to profile (an empty name)");
+  if (name.find('/') != std::string::npos) {
+    if (const std::string why = unrunnable(name); !why.empty()) throw command_error(quoted_input(name) + ": " + why);
+    return name;
+  }
+  const std::string path = path_env != nullptr ? path_env : "/usr/bin:/bin";
+  std::string first_reason;
+  std::size_t from = 0;
+  while (from <= path.size()) {
+    const std::size_t colon = std::min(path.find(':', from), path.size());
+    const std::string dir = path.substr(from, colon - from);
+    const fs::path candidate = (dir.empty() ? fs::path(".") : fs::path(dir)) / name;
+    const std::string why = unrunnable(candidate);
+    if (why.empty()) return candidate;
+    if (why != "no such program" && first_reason.empty()) first_reason = candidate.string() + ": " + why;
+    from = colon + 1;
+  }
+  throw command_error(quoted_input(name) + ": no such program in PATH" +
+                    (first_reason.empty() ? std::string() : " (" + first_reason + ")"));
+}
+
+fs::path find_injection_library(const fs::path& exe_dir, const std::vector<std::string>& relative_candidates) {
+  std::string looked;
+  for (const auto& rel : relative_candidates) {
+    const fs::path p = (exe_dir / rel).lexically_normal();
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p;
+    looked += (looked.empty() ? "" : ", ") + p.string();
+  }
+  throw command_error("the injection library libcdpkit_inject.so is not installed beside this program (looked at " +
+                    looked + ")");
+}
+
+std::string collect_setting(const std::string& collect) {
+  static const std::map<std::string, std::string> known{
+      {"metrics", "metrics"}, {"timeline", "timeline"}, {"none", "none"}, {"all", "metrics"}};
+  std::vector<std::string> parts;
+  std::stringstream in(collect);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  if (collect.empty() || collect.back() == ',') parts.emplace_back();
+  std::string setting;
+  for (const auto& part : parts) {
+    const auto it = known.find(part);
+    if (it == known.end())
+      throw command_error("--collect " + quoted_input(collect) + ": " + quoted_input(part) +
+                        " is not one of metrics, timeline, none, all");
+    if (!setting.empty() && setting != it->second)
+      throw command_error("--collect " + quoted_input(collect) +
+                        ": metrics and timeline cannot be collected in one run (CUPTI's range profiler and "
+                        "PM sampling hold the same counters); profile twice");
+    setting = it->second;
+  }
+  return setting;
+}
+
+program_end describe_end(int wait_status, const std::string& program) {
+  if (WIFEXITED(wait_status)) return {WEXITSTATUS(wait_status), {}};
+  if (WIFSIGNALED(wait_status)) {
+    const int sig = WTERMSIG(wait_status);
+    const char* abbrev = sigabbrev_np(sig);
+    return {128 + sig, program + " was killed by signal " + std::to_string(sig) +
+                           (abbrev != nullptr ? " (SIG" + std::string(abbrev) + ")" : std::string()) +
+                           (WCOREDUMP(wait_status) ? ", core dumped" : "")};
+  }
+  return {exit_error, program + " ended in an unknown way (wait status " + std::to_string(wait_status) + ")"};
+}
+
+namespace {
+/// Ignores SIGINT and SIGQUIT for its lifetime, restoring the previous handlers after.
+class ignore_terminal_signals {
+ public:
+  ignore_terminal_signals() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGINT, &ignore, &old_int_);
+    ::sigaction(SIGQUIT, &ignore, &old_quit_);
+  }
+  ~ignore_terminal_signals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGQUIT, &old_quit_, nullptr);
+  }
+  ignore_terminal_signals(const ignore_terminal_signals&) = delete;
+  ignore_terminal_signals& operator=(const ignore_terminal_signals&) = delete;
+  struct sigaction old_int_ {}, old_quit_ {};
+};
+
+/// A file descriptor closed with the scope.
+struct fd_owner {
+  int fd = -1;
+  ~fd_owner() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+}  // namespace
+
+int run_program(const fs::path& program, const std::vector<std::string>& args,
+                const std::vector<std::pair<std::string, std::string>>& env) {
+  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> env_text;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : env) replaced = replaced || k == key;
+    if (!replaced) env_text.push_back(entry);
+  }
+  for (const auto& [k, v] : env) env_text.push_back(k + "=" + v);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_text) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> arg_text = args;
+  for (auto& s : arg_text) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const std::string path = program.string();
+
+  int pipe_fds[2];  // the child reports a failed exec through it (closed on a successful one)
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw command_error(std::string("cannot start the program: pipe: ") + std::strerror(errno));
+  fd_owner read_end{pipe_fds[0]}, write_end{pipe_fds[1]};
+  const ignore_terminal_signals ignoring;
+  const pid_t pid = ::fork();
+  if (pid < 0) throw command_error(std::string("cannot start the program: fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::sigaction(SIGINT, &ignoring.old_int_, nullptr);  // the program gets the handlers we had
+    ::sigaction(SIGQUIT, &ignoring.old_quit_, nullptr);
+    ::execve(path.c_str(), argv.data(), envp.data());
+    const int err = errno;
+    (void)!::write(pipe_fds[1], &err, sizeof err);
+    ::_exit(127);
+  }
+  ::close(write_end.fd);
+  write_end.fd = -1;
+  int exec_errno = 0;
+  ssize_t got;
+  do got = ::read(read_end.fd, &exec_errno, sizeof exec_errno);
+  while (got < 0 && errno == EINTR);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw command_error(std::string("waiting for the program: ") + std::strerror(errno));
+  }
+  if (got == static_cast<ssize_t>(sizeof exec_errno))
+    throw command_error(quoted_input(path) + ": cannot be run: " + std::strerror(exec_errno));
+  return status;
+}
+
+}  // namespace cdpkit::tools

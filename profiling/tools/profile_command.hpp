@@ -1,0 +1,72 @@
+#pragma once
+// profile_command.hpp — the parts of `cdpkit profile` (cdpkit.cpp) that decide, apart from the
+// one that runs: report names, the program to run, the injection library's place, the collection
+// setting, and what the program's end means for the front door's exit status. Host C++ only.
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cdpkit::tools {
+
+/// A command that cannot be carried out (a bad option, a program that cannot be run, an output it
+/// will not replace): its message is the front door's one line.
+class command_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The front door's own errors (a bad command line, a program that cannot be run, an output it
+/// will not replace): one line "cdpkit profile: <what>" and exit 2.
+inline constexpr int exit_error = 2;
+
+/// Where the front door's own arguments end in `args` (those after the subcommand): the index of a
+/// "--" met while reading options (`valued` names the options that take a separate value, e.g.
+/// "-o"), or args.size() when the program's name comes first: a "--" after the program's name is
+/// the program's own argument.
+std::size_t options_end(const std::vector<std::string>& args, const std::vector<std::string>& valued);
+
+/// "report1", "report2", ... (as Nsight Systems names its reports): the first NAME for which
+/// neither `dir`/NAME.json nor `dir`/NAME.html exists. Throws command_error after 10,000 names.
+std::string next_report_name(const std::filesystem::path& dir);
+
+/// The program `name` names: `name` itself when it holds a '/', else the first regular, executable
+/// file called `name` in the folders of `path_env` (PATH's value; empty entries mean the current
+/// folder; null: no PATH, so "/usr/bin:/bin" as the shells take it). Throws command_error
+/// "<name>: no such program" (with "in PATH" for a lookup), "<name>: is a directory" or "<name>:
+/// not executable".
+std::filesystem::path resolve_program(const std::string& name, const char* path_env);
+
+/// The injection library (libcdpkit_inject.so) for the front door installed or built in
+/// `exe_dir`: the first of `relative_candidates` (paths relative to exe_dir) that is a regular
+/// file. Throws command_error naming every place looked at when none is.
+std::filesystem::path find_injection_library(const std::filesystem::path& exe_dir,
+                                             const std::vector<std::string>& relative_candidates);
+
+/// The injection library's CDPKIT_COLLECT value for --collect: "metrics" (CUPTI's range profiler,
+/// one range per host kernel launch, device-launched children folded in), "timeline" (PM
+/// sampling), "none" (the host timeline alone) or "all" (the most that can be had at once:
+/// metrics). A comma-separated list is taken whole: "metrics,timeline" is refused (CUPTI serves
+/// one of them at a time). Throws command_error naming the value.
+std::string collect_setting(const std::string& collect);
+
+/// How the profiled program ended, for the front door: its exit status passed through, or
+/// 128 + N after signal N with a message naming it ("<program> was killed by signal 11 (SIGSEGV)").
+struct program_end {
+  int exit_code = 0;
+  std::string message;  ///< empty for a normal exit
+};
+/// `wait_status` as waitpid gives it.
+program_end describe_end(int wait_status, const std::string& program);
+
+/// Run `program` with `args` (argv[0] first) and the environment of this process plus `env`
+/// (replacing variables of the same names), and wait for it. SIGINT and SIGQUIT are ignored by the
+/// front door while the program runs (the terminal sends them to both: the program decides, and
+/// the front door still writes the report). Returns the wait status. Throws command_error
+/// when the program cannot be started (fork or exec failed: the exec's error is passed back).
+int run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
+                const std::vector<std::pair<std::string, std::string>>& env);
+
+}  // namespace cdpkit::tools

@@ -1,0 +1,151 @@
+// cdpkit profile (profiling/tools): where its options end, report names, the program to run, the
+// injection library's place, --collect, the program's end, and the front door as a program: the
+// program's exit status passed through, a signal named, one line and exit 2 for its own errors.
+// Host only: a program that makes no CUDA call never loads the injection library.
+
+#include <doctest/doctest.h>
+
+#include "../../profiling/tools/profile_command.hpp"
+#include "support/temp_dir.hpp"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace cdpkit::tools;
+
+TEST_CASE("the front door's options end at a -- among them, never at one after the program's name") {
+  const std::vector<std::string> valued{"-o", "--output", "--collect"};
+  CHECK(options_end({"-o", "r", "--", "./app", "--x"}, valued) == 2u);
+  CHECK(options_end({"./app", "--", "x"}, valued) == 3u);     // the program's own --
+  CHECK(options_end({"-o", "--", "./app"}, valued) == 3u);    // -o's value, then the program
+  CHECK(options_end({"--force-overwrite", "--"}, valued) == 1u);
+  CHECK(options_end({}, valued) == 0u);
+}
+
+TEST_CASE("report names count up from report1 past every NAME.json or NAME.html that exists") {
+  const cdpkit_test::temp_dir dir;
+  CHECK(next_report_name(dir.path()) == "report1");
+  std::ofstream(dir.path() / "report1.json") << "{}";
+  CHECK(next_report_name(dir.path()) == "report2");
+  std::ofstream(dir.path() / "report2.html") << "<html>";
+  CHECK(next_report_name(dir.path()) == "report3");
+}
+
+TEST_CASE("the program is a path when it holds a slash, else found in PATH, and refused naming why") {
+  const cdpkit_test::temp_dir dir;
+  CHECK(resolve_program("/bin/sh", nullptr) == fs::path("/bin/sh"));
+  CHECK(resolve_program("sh", (dir.path().string() + ":/bin").c_str()) == fs::path("/bin/sh"));
+  CHECK_THROWS_WITH_AS(resolve_program("./no-such-program", nullptr), "'./no-such-program': no such program",
+                       command_error);
+  CHECK_THROWS_WITH_AS(resolve_program(dir.path().string() + "/", nullptr),
+                       doctest::Contains("is a directory"), command_error);
+  const fs::path plain = dir.path() / "plain";
+  std::ofstream(plain) << "text";
+  CHECK_THROWS_WITH_AS(resolve_program(plain.string(), nullptr), doctest::Contains("not executable"), command_error);
+  CHECK_THROWS_WITH_AS(resolve_program("no-such-program-anywhere", dir.path().c_str()),
+                       "'no-such-program-anywhere': no such program in PATH", command_error);
+  // a PATH entry holding the name but not executable is named in the message
+  CHECK_THROWS_WITH_AS(resolve_program("plain", dir.path().c_str()), doctest::Contains("plain: not executable"),
+                       command_error);
+  CHECK_THROWS_AS(resolve_program("", nullptr), command_error);
+}
+
+TEST_CASE("the injection library is the first candidate beside the executable that is a file") {
+  const cdpkit_test::temp_dir dir;
+  fs::create_directories(dir.path() / "bin");
+  fs::create_directories(dir.path() / "lib");
+  CHECK_THROWS_WITH_AS(find_injection_library(dir.path() / "bin", {"../lib/libcdpkit_inject.so"}),
+                       doctest::Contains("is not installed beside this program"), command_error);
+  std::ofstream(dir.path() / "lib" / "libcdpkit_inject.so") << "x";
+  CHECK(find_injection_library(dir.path() / "bin", {"../nowhere/libcdpkit_inject.so", "../lib/libcdpkit_inject.so"}) ==
+        dir.path() / "lib" / "libcdpkit_inject.so");
+}
+
+TEST_CASE("--collect names one collection; metrics and timeline together are refused") {
+  CHECK(collect_setting("metrics") == "metrics");
+  CHECK(collect_setting("all") == "metrics");
+  CHECK(collect_setting("timeline") == "timeline");
+  CHECK(collect_setting("none") == "none");
+  CHECK(collect_setting("metrics,all") == "metrics");
+  CHECK_THROWS_WITH_AS(collect_setting("metrics,timeline"), doctest::Contains("cannot be collected in one run"),
+                       command_error);
+  CHECK_THROWS_WITH_AS(collect_setting("trace"), doctest::Contains("'trace' is not one of"), command_error);
+  CHECK_THROWS_AS(collect_setting(""), command_error);
+  CHECK_THROWS_AS(collect_setting("metrics,"), command_error);
+}
+
+TEST_CASE("the program's exit status is passed through; a signal N gives 128 + N and its name") {
+  const program_end ok = describe_end(0, "app");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.message.empty());
+  const int seven = run_program("/bin/sh", {"sh", "-c", "exit 7"}, {});
+  CHECK(describe_end(seven, "sh").exit_code == 7);
+  const int killed = run_program("/bin/sh", {"sh", "-c", "kill -SEGV $$"}, {});
+  const program_end end = describe_end(killed, "sh");
+  CHECK(end.exit_code == 128 + 11);
+  CHECK(end.message.find("sh was killed by signal 11 (SIGSEGV)") == 0);
+}
+
+TEST_CASE("the program runs with the variables given, replacing those of the same name, and a failed exec is an error") {
+  setenv("CDPKIT_TEST_REPLACED", "old", 1);
+  const int status = run_program("/bin/sh", {"sh", "-c", "test \"$CDPKIT_TEST_REPLACED\" = new && test \"$1\" = arg", "sh", "arg"},
+                                 {{"CDPKIT_TEST_REPLACED", "new"}});
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  unsetenv("CDPKIT_TEST_REPLACED");
+  const cdpkit_test::temp_dir dir;
+  const fs::path bogus = dir.path() / "bogus";
+  std::ofstream(bogus) << "\x7f" "ELF not really";
+  fs::permissions(bogus, fs::perms::owner_all);
+  CHECK_THROWS_WITH_AS(run_program(bogus, {"bogus"}, {}), doctest::Contains("cannot be run: Exec format error"),
+                       command_error);
+}
+
+namespace {
+/// Run the front door with `args` in `dir`; its exit status, and its standard error in `err`.
+int front_door(const fs::path& dir, const std::string& args, std::string& err) {
+  const fs::path err_file = dir / "stderr.txt";
+  const std::string command = "cd '" + dir.string() + "' && " + CDPKIT_CLI_EXE + " " + args + " >/dev/null 2>'" +
+                              err_file.string() + "'";
+  const int rc = std::system(command.c_str());
+  std::ifstream in(err_file);
+  err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+}  // namespace
+
+TEST_CASE("cdpkit profile passes the program's exit status through and says when no profile was written") {
+  const cdpkit_test::temp_dir dir;
+  std::string err;
+  CHECK(front_door(dir.path(), "profile -- sh -c 'exit 7'", err) == 7);
+  CHECK(err == "cdpkit profile: no profile was written: sh made no CUDA call that loads the injection library\n");
+  CHECK(front_door(dir.path(), "profile sh -c 'kill -SEGV $$'", err) == 139);
+  CHECK(err.find("cdpkit profile: sh was killed by signal 11 (SIGSEGV)\n") == 0);
+  CHECK(front_door(dir.path(), "profile sh -c 'exit 0' -- -o", err) == 0);  // a -- after the program is its own
+}
+
+TEST_CASE("cdpkit profile's own errors are one line and exit 2, and an existing output is kept") {
+  const cdpkit_test::temp_dir dir;
+  std::string err;
+  CHECK(front_door(dir.path(), "profile ./missing", err) == 2);
+  CHECK(err == "cdpkit profile: './missing': no such program\n");
+  CHECK(front_door(dir.path(), "profile", err) == 2);
+  CHECK(err.find("cdpkit profile: no program given") == 0);
+  CHECK(front_door(dir.path(), "profile --collect metrics,timeline true", err) == 2);
+  CHECK(front_door(dir.path(), "profile --bogus true", err) == 2);
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+  std::ofstream(dir.path() / "mine.json") << "{\"keep\": true}";
+  CHECK(front_door(dir.path(), "profile -o mine true", err) == 2);
+  CHECK(err == "cdpkit profile: mine.json exists; name another output with -o, or replace it with --force-overwrite\n");
+  std::ofstream(dir.path() / "graph.html") << "1 2\n";
+  CHECK(front_door(dir.path(), "profile -o graph --force-overwrite true", err) == 2);  // not a report: kept
+  CHECK(fs::file_size(dir.path() / "mine.json") == 14u);
+  CHECK(fs::file_size(dir.path() / "graph.html") == 4u);
+}
