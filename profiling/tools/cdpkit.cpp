@@ -19,6 +19,7 @@
 #include "profile_command.hpp"
 
 #include <cdpkit/report/html.hpp>
+#include <cdpkit/quoted_input.hpp>
 #include <cdpkit/report/profile.hpp>
 #include <cdpkit/schema/text.hpp>
 
@@ -78,7 +79,15 @@ int profile(const std::string& output, const std::string& collect, bool force, c
   if (command.empty()) throw command_error("no program given: cdpkit profile [options] [--] <program> [arguments...]");
   const std::string setting = cdpkit::tools::collect_setting(collect);
   const std::string stem = output.empty() ? cdpkit::tools::next_report_name(fs::current_path()) : report_stem(output);
+  if (stem.empty() || stem.find('%') != std::string::npos)
+    throw command_error("-o " + cdpkit::quoted_input(output) +
+                        ": not a report name (empty, or holding '%', which the injection library expands)");
   const std::string json = stem + ".json", html = stem + ".html";
+  if (const fs::path folder = fs::path(json).parent_path(); !folder.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+      throw command_error("-o " + cdpkit::quoted_input(output) + ": the folder " + folder.string() + " does not exist");
+  }
   check_output(json, force, "a JSON document", '{');
   check_output(html, force, "an HTML report", '<');
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));

@@ -139,6 +139,10 @@ TEST_CASE("cdpkit profile's own errors are one line and exit 2, and an existing 
   CHECK(front_door(dir.path(), "profile", err) == 2);
   CHECK(err.find("cdpkit profile: no program given") == 0);
   CHECK(front_door(dir.path(), "profile --collect metrics,timeline true", err) == 2);
+  CHECK(front_door(dir.path(), "profile -o 'run%p' true", err) == 2);
+  CHECK(err.find("holding '%'") != std::string::npos);
+  CHECK(front_door(dir.path(), "profile -o no/such/folder/run true", err) == 2);
+  CHECK(err == "cdpkit profile: -o 'no/such/folder/run': the folder no/such/folder does not exist\n");
   CHECK(front_door(dir.path(), "profile --bogus true", err) == 2);
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
   std::ofstream(dir.path() / "mine.json") << "{\"keep\": true}";
