@@ -27,6 +27,8 @@
 
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -75,10 +77,22 @@ void check_output(const std::string& path, bool force, const char* what, char fi
   if (const std::string why = cdpkit::schema::output_refusal(path, what, first); !why.empty()) throw command_error(why);
 }
 
-int profile(const std::string& output, const std::string& collect, bool force, const std::vector<std::string>& command) {
+/// The profile's signal, re-raised with its default action once the report is written: a script
+/// that runs the front door stops on Ctrl-C as it would on the program itself.
+[[noreturn]] void die_by(int sig, int fallback_status) {
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+  std::_Exit(fallback_status);
+}
+
+int profile(bool named, const std::string& output, const std::string& collect, bool force,
+            const std::vector<std::string>& command) {
   if (command.empty()) throw command_error("no program given: cdpkit profile [options] [--] <program> [arguments...]");
+  if (command.front().size() > 1 && command.front()[0] == '-')
+    throw command_error("unknown option " + cdpkit::quoted_input(command.front()) +
+                        " (the program and its arguments follow the options, or --)");
   const std::string setting = cdpkit::tools::collect_setting(collect);
-  const std::string stem = output.empty() ? cdpkit::tools::next_report_name(fs::current_path()) : report_stem(output);
+  const std::string stem = !named ? cdpkit::tools::next_report_name(fs::current_path()) : report_stem(output);
   if (stem.empty() || stem.find('%') != std::string::npos)
     throw command_error("-o " + cdpkit::quoted_input(output) +
                         ": not a report name (empty, or holding '%', which the injection library expands)");
@@ -86,29 +100,42 @@ int profile(const std::string& output, const std::string& collect, bool force, c
   if (const fs::path folder = fs::path(json).parent_path(); !folder.empty()) {
     std::error_code ec;
     if (!fs::is_directory(folder, ec))
-      throw command_error("-o " + cdpkit::quoted_input(output) + ": the folder " + folder.string() + " does not exist");
+      throw command_error("-o " + cdpkit::quoted_input(output) + ": the folder " +
+                          cdpkit::quoted_input(folder.string()) + " does not exist");
   }
   check_output(json, force, "a JSON document", '{');
   check_output(html, force, "an HTML report", '<');
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
   const fs::path library = cdpkit::tools::find_injection_library(
       exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD});
+  // The library writes a file of this run's own, moved onto NAME.json after: an existing NAME.json
+  // (--force-overwrite) is kept when the run writes no profile.
+  const std::string part = fs::absolute(json).string() + ".cdpkit-" + std::to_string(::getpid()) + ".part";
   std::error_code ec;
-  fs::remove(json, ec);  // (replaced: --force-overwrite) so that a profile found after is this run's
-  if (ec) throw command_error(json + ": cannot be replaced: " + ec.message());
-  const std::string json_abs = fs::absolute(json).string();
+  fs::remove(part, ec);
 
   const int status = cdpkit::tools::run_program(
       program, command,
-      {{"CUDA_INJECTION64_PATH", library.string()}, {"CDPKIT_PROFILE_OUT", json_abs}, {"CDPKIT_COLLECT", setting}});
+      {{"CUDA_INJECTION64_PATH", library.string()}, {"CDPKIT_PROFILE_OUT", part}, {"CDPKIT_COLLECT", setting}});
   const cdpkit::tools::program_end end = cdpkit::tools::describe_end(status, command.front());
+  const auto finish = [&](int code) {
+    if (end.signal == SIGINT || end.signal == SIGQUIT || end.signal == SIGTERM || end.signal == SIGHUP)
+      die_by(end.signal, code);
+    return code;
+  };
   if (!end.message.empty()) std::cerr << "cdpkit profile: " << end.message << "\n";
-  if (!fs::exists(json, ec)) {
-    std::cerr << "cdpkit profile: no profile was written: " << command.front()
+  if (!fs::exists(part, ec)) {
+    std::cerr << "cdpkit profile: no profile was written: " << cdpkit::quoted_input(command.front())
               << (end.message.empty() ? " made no CUDA call that loads the injection library"
                                       : " ended before the injection library could write one")
               << "\n";
-    return end.exit_code;
+    return finish(end.exit_code);
+  }
+  fs::rename(part, json, ec);
+  if (ec) {
+    std::cerr << "cdpkit profile: the profile could not be moved to " << cdpkit::quoted_input(json) << " ("
+              << ec.message() << "); it is in " << cdpkit::quoted_input(part) << "\n";
+    return finish(end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error);
   }
   try {
     const std::vector<cdpkit::report::profile> profiles{cdpkit::report::load_profile(json)};
@@ -116,10 +143,10 @@ int profile(const std::string& output, const std::string& collect, bool force, c
     cdpkit::report::write_file_atomically(html, text);
   } catch (const std::exception& e) {
     std::cerr << "cdpkit profile: " << json << " was written, but no report was made from it: " << e.what() << "\n";
-    return end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error;
+    return finish(end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error);
   }
   std::cerr << "cdpkit profile: wrote " << json << " and " << html << "\n";
-  return end.exit_code;
+  return finish(end.exit_code);
 }
 
 int run(int argc, char** argv) {
@@ -130,7 +157,7 @@ int run(int argc, char** argv) {
       "profile", "run a program under cdpkit's injection library; write NAME.json (profile) and NAME.html (report)");
   std::string output, collect = "metrics";
   bool force = false;
-  prof->add_option("-o,--output", output,
+  CLI::Option* named = prof->add_option("-o,--output", output,
                    "NAME of the profile and report (NAME.json, NAME.html); default report1, report2, ... "
                    "(the first free)");
   prof->add_option("--collect", collect,
@@ -159,10 +186,11 @@ int run(int argc, char** argv) {
   std::vector<std::string> command = prof->remaining();
   if (ours < argc) {
     if (!command.empty())
-      return fail("the program is named twice: " + command.front() + " before --, and more after it");
+      return fail("unknown option " + cdpkit::quoted_input(command.front()) +
+                  " before -- (the program and its arguments follow the options and --)");
     command.assign(argv + ours + 1, argv + argc);
   }
-  return profile(output, collect, force, command);
+  return profile(named->count() > 0, output, collect, force, command);
 }
 
 }  // namespace

@@ -109,16 +109,30 @@ std::string collect_setting(const std::string& collect) {
   return setting;
 }
 
+namespace {
+/// The usual name of signal `sig` ("SIGSEGV"), empty for one without.
+std::string signal_name(int sig) {
+  static const std::pair<int, const char*> names[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
+  for (const auto& [n, name] : names)
+    if (n == sig) return name;
+  return {};
+}
+}  // namespace
+
 program_end describe_end(int wait_status, const std::string& program) {
   if (WIFEXITED(wait_status)) return {WEXITSTATUS(wait_status), {}};
   if (WIFSIGNALED(wait_status)) {
     const int sig = WTERMSIG(wait_status);
-    const char* abbrev = sigabbrev_np(sig);
-    return {128 + sig, program + " was killed by signal " + std::to_string(sig) +
-                           (abbrev != nullptr ? " (SIG" + std::string(abbrev) + ")" : std::string()) +
-                           (WCOREDUMP(wait_status) ? ", core dumped" : "")};
+    const std::string name = signal_name(sig);
+    return {128 + sig, quoted_input(program) + " was killed by signal " + std::to_string(sig) +
+                           (name.empty() ? std::string() : " (" + name + ")") +
+                           (WCOREDUMP(wait_status) ? ", core dumped" : ""), sig};
   }
-  return {exit_error, program + " ended in an unknown way (wait status " + std::to_string(wait_status) + ")"};
+  return {exit_error, quoted_input(program) + " ended in an unknown way (wait status " + std::to_string(wait_status) + ")"};
 }
 
 namespace {
@@ -131,14 +145,20 @@ class ignore_terminal_signals {
     sigemptyset(&ignore.sa_mask);
     ::sigaction(SIGINT, &ignore, &old_int_);
     ::sigaction(SIGQUIT, &ignore, &old_quit_);
+    // An inherited SIGCHLD = SIG_IGN would reap the program unseen (waitpid: ECHILD).
+    struct sigaction child_default {};
+    child_default.sa_handler = SIG_DFL;
+    sigemptyset(&child_default.sa_mask);
+    ::sigaction(SIGCHLD, &child_default, &old_chld_);
   }
   ~ignore_terminal_signals() {
     ::sigaction(SIGINT, &old_int_, nullptr);
     ::sigaction(SIGQUIT, &old_quit_, nullptr);
+    ::sigaction(SIGCHLD, &old_chld_, nullptr);
   }
   ignore_terminal_signals(const ignore_terminal_signals&) = delete;
   ignore_terminal_signals& operator=(const ignore_terminal_signals&) = delete;
-  struct sigaction old_int_ {}, old_quit_ {};
+  struct sigaction old_int_ {}, old_quit_ {}, old_chld_ {};
 };
 
 /// A file descriptor closed with the scope.
@@ -169,6 +189,12 @@ int run_program(const fs::path& program, const std::vector<std::string>& args,
   for (auto& s : arg_text) argv.push_back(s.data());
   argv.push_back(nullptr);
   const std::string path = program.string();
+  // A file the kernel cannot execute (ENOEXEC: a script without "#!") is run by /bin/sh, as
+  // execvp and the shells do: sh <path> <args after argv[0]>.
+  std::string sh = "/bin/sh", path_arg = path;
+  std::vector<char*> sh_argv{sh.data(), path_arg.data()};
+  for (std::size_t k = 1; k < arg_text.size(); ++k) sh_argv.push_back(arg_text[k].data());
+  sh_argv.push_back(nullptr);
 
   int pipe_fds[2];  // the child reports a failed exec through it (closed on a successful one)
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw command_error(std::string("cannot start the program: pipe: ") + std::strerror(errno));
@@ -179,7 +205,9 @@ int run_program(const fs::path& program, const std::vector<std::string>& args,
   if (pid == 0) {
     ::sigaction(SIGINT, &ignoring.old_int_, nullptr);  // the program gets the handlers we had
     ::sigaction(SIGQUIT, &ignoring.old_quit_, nullptr);
+    ::sigaction(SIGCHLD, &ignoring.old_chld_, nullptr);
     ::execve(path.c_str(), argv.data(), envp.data());
+    if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
     (void)!::write(pipe_fds[1], &err, sizeof err);
     ::_exit(127);

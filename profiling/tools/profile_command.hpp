@@ -53,10 +53,11 @@ std::filesystem::path find_injection_library(const std::filesystem::path& exe_di
 std::string collect_setting(const std::string& collect);
 
 /// How the profiled program ended, for the front door: its exit status passed through, or
-/// 128 + N after signal N with a message naming it ("<program> was killed by signal 11 (SIGSEGV)").
+/// 128 + N after signal N with a message naming it ("'<program>' was killed by signal 11 (SIGSEGV)").
 struct program_end {
   int exit_code = 0;
   std::string message;  ///< empty for a normal exit
+  int signal = 0;       ///< the signal that killed the program, 0 for none
 };
 /// `wait_status` as waitpid gives it.
 program_end describe_end(int wait_status, const std::string& program);
@@ -64,7 +65,9 @@ program_end describe_end(int wait_status, const std::string& program);
 /// Run `program` with `args` (argv[0] first) and the environment of this process plus `env`
 /// (replacing variables of the same names), and wait for it. SIGINT and SIGQUIT are ignored by the
 /// front door while the program runs (the terminal sends them to both: the program decides, and
-/// the front door still writes the report). Returns the wait status. Throws command_error
+/// the front door still writes the report), and SIGCHLD has its default action (an inherited
+/// SIG_IGN would reap the program unseen); the program gets the handlers the front door had. A
+/// file the kernel cannot execute (a script without "#!") is run by /bin/sh, as execvp does. Returns the wait status. Throws command_error
 /// when the program cannot be started (fork or exec failed: the exec's error is passed back).
 int run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
                 const std::vector<std::pair<std::string, std::string>>& env);

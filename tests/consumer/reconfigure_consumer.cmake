@@ -16,7 +16,8 @@ set(args -S ${CONSUMER_SOURCE_DIR} -B ${CONSUMER_BUILD_DIR} -G ${GENERATOR} --no
          -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
 foreach(pass "with CUDAARCHS" "again without it")
   if(pass STREQUAL "with CUDAARCHS")
-    set(env_args "CUDAARCHS=${ARCHITECTURES}")
+    string(REPLACE ";" "\\;" archs_text "${ARCHITECTURES}")  # one argument, even for a list
+    set(env_args "CUDAARCHS=${archs_text}")
   else()
     set(env_args --unset=CUDAARCHS)
   endif()

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -68,7 +70,7 @@ TEST_CASE("the injection library is the first candidate beside the executable th
         dir.path() / "lib" / "libcdpkit_inject.so");
 }
 
-TEST_CASE("--collect names one collection; metrics and timeline together are refused") {
+TEST_CASE("--collect names one collection and refuses metrics with timeline") {
   CHECK(collect_setting("metrics") == "metrics");
   CHECK(collect_setting("all") == "metrics");
   CHECK(collect_setting("timeline") == "timeline");
@@ -81,16 +83,17 @@ TEST_CASE("--collect names one collection; metrics and timeline together are ref
   CHECK_THROWS_AS(collect_setting("metrics,"), command_error);
 }
 
-TEST_CASE("the program's exit status is passed through; a signal N gives 128 + N and its name") {
+TEST_CASE("the program's exit status is passed through, and a signal N gives 128 + N and its name") {
   const program_end ok = describe_end(0, "app");
   CHECK(ok.exit_code == 0);
   CHECK(ok.message.empty());
   const int seven = run_program("/bin/sh", {"sh", "-c", "exit 7"}, {});
   CHECK(describe_end(seven, "sh").exit_code == 7);
-  const int killed = run_program("/bin/sh", {"sh", "-c", "kill -SEGV $$"}, {});
+  const int killed = run_program("/bin/sh", {"sh", "-c", "ulimit -c 0; kill -SEGV $$"}, {});
   const program_end end = describe_end(killed, "sh");
   CHECK(end.exit_code == 128 + 11);
-  CHECK(end.message.find("sh was killed by signal 11 (SIGSEGV)") == 0);
+  CHECK(end.message.find("'sh' was killed by signal 11 (SIGSEGV)") == 0);
+  CHECK(end.signal == SIGSEGV);
 }
 
 TEST_CASE("the program runs with the variables given, replacing those of the same name, and a failed exec is an error") {
@@ -101,19 +104,24 @@ TEST_CASE("the program runs with the variables given, replacing those of the sam
   CHECK(WEXITSTATUS(status) == 0);
   unsetenv("CDPKIT_TEST_REPLACED");
   const cdpkit_test::temp_dir dir;
-  const fs::path bogus = dir.path() / "bogus";
-  std::ofstream(bogus) << "\x7f" "ELF not really";
-  fs::permissions(bogus, fs::perms::owner_all);
-  CHECK_THROWS_WITH_AS(run_program(bogus, {"bogus"}, {}), doctest::Contains("cannot be run: Exec format error"),
-                       command_error);
+  // an exec the kernel refuses (one argument past its 128 KiB limit) is the front door's error
+  CHECK_THROWS_WITH_AS(run_program("/bin/true", {"true", std::string(200 * 1024, 'x')}, {}),
+                       doctest::Contains("cannot be run: Argument list too long"), command_error);
+  // a script without "#!" is run by /bin/sh, as execvp runs it
+  const fs::path script = dir.path() / "script";
+  std::ofstream(script) << "test \"$1\" = one && exit 4\n";
+  fs::permissions(script, fs::perms::owner_all);
+  const int by_sh = run_program(script, {"script", "one"}, {});
+  CHECK(WIFEXITED(by_sh));
+  CHECK(WEXITSTATUS(by_sh) == 4);
 }
 
 namespace {
 /// Run the front door with `args` in `dir`; its exit status, and its standard error in `err`.
 int front_door(const fs::path& dir, const std::string& args, std::string& err) {
   const fs::path err_file = dir / "stderr.txt";
-  const std::string command = "cd '" + dir.string() + "' && " + CDPKIT_CLI_EXE + " " + args + " >/dev/null 2>'" +
-                              err_file.string() + "'";
+  const std::string command = "cd '" + dir.string() + "' && ulimit -c 0 && '" + CDPKIT_CLI_EXE + "' " + args +
+                              " >/dev/null 2>'" + err_file.string() + "'";
   const int rc = std::system(command.c_str());
   std::ifstream in(err_file);
   err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -125,9 +133,9 @@ TEST_CASE("cdpkit profile passes the program's exit status through and says when
   const cdpkit_test::temp_dir dir;
   std::string err;
   CHECK(front_door(dir.path(), "profile -- sh -c 'exit 7'", err) == 7);
-  CHECK(err == "cdpkit profile: no profile was written: sh made no CUDA call that loads the injection library\n");
+  CHECK(err == "cdpkit profile: no profile was written: 'sh' made no CUDA call that loads the injection library\n");
   CHECK(front_door(dir.path(), "profile sh -c 'kill -SEGV $$'", err) == 139);
-  CHECK(err.find("cdpkit profile: sh was killed by signal 11 (SIGSEGV)\n") == 0);
+  CHECK(err.find("cdpkit profile: 'sh' was killed by signal 11 (SIGSEGV)\n") == 0);
   CHECK(front_door(dir.path(), "profile sh -c 'exit 0' -- -o", err) == 0);  // a -- after the program is its own
 }
 
@@ -142,8 +150,12 @@ TEST_CASE("cdpkit profile's own errors are one line and exit 2, and an existing 
   CHECK(front_door(dir.path(), "profile -o 'run%p' true", err) == 2);
   CHECK(err.find("holding '%'") != std::string::npos);
   CHECK(front_door(dir.path(), "profile -o no/such/folder/run true", err) == 2);
-  CHECK(err == "cdpkit profile: -o 'no/such/folder/run': the folder no/such/folder does not exist\n");
+  CHECK(err == "cdpkit profile: -o 'no/such/folder/run': the folder 'no/such/folder' does not exist\n");
   CHECK(front_door(dir.path(), "profile --bogus true", err) == 2);
+  CHECK(err == "cdpkit profile: unknown option '--bogus' (the program and its arguments follow the options, or --)\n");
+  CHECK(front_door(dir.path(), "profile --colect timeline true", err) == 2);  // a typo is not a program
+  CHECK(err.find("unknown option '--colect'") != std::string::npos);
+  CHECK(front_door(dir.path(), "profile -x -- true", err) == 2);
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
   std::ofstream(dir.path() / "mine.json") << "{\"keep\": true}";
   CHECK(front_door(dir.path(), "profile -o mine true", err) == 2);
@@ -152,4 +164,14 @@ TEST_CASE("cdpkit profile's own errors are one line and exit 2, and an existing 
   CHECK(front_door(dir.path(), "profile -o graph --force-overwrite true", err) == 2);  // not a report: kept
   CHECK(fs::file_size(dir.path() / "mine.json") == 14u);
   CHECK(fs::file_size(dir.path() / "graph.html") == 4u);
+  // --force-overwrite on a run that writes no profile: the old profile is kept, not deleted first
+  CHECK(front_door(dir.path(), "profile -o mine --force-overwrite true", err) == 0);
+  CHECK(fs::file_size(dir.path() / "mine.json") == 14u);
+  CHECK(front_door(dir.path(), "profile -o '' true", err) == 2);  // an empty name is not the default
+}
+
+TEST_CASE("cdpkit profile dies by the program's SIGINT after its report, so a calling script stops too") {
+  const int status = run_program(CDPKIT_CLI_EXE, {"cdpkit", "profile", "--", "sh", "-c", "kill -INT $$"}, {});
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
 }

@@ -59,7 +59,8 @@ nlohmann::json timing_floor_json(const timing& floor);
 
 /// The benchmarks' --json: write `doc` to `path` (write_json_file) and say so on `out`; nothing
 /// when `path` is empty. A document without "timing_floor" gets one, measured now (timing_floor()
-/// on the default stream: the GPU must be usable).
+/// on the default stream; when that fails with a CUDA error, the document is written without one
+/// and a note says so on `out`).
 void write_bench_document(const nlohmann::json& doc, const std::string& path, std::ostream& out);
 
 }  // namespace cdpkit::harness
