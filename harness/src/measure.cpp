@@ -136,17 +136,19 @@ bool keep_timing(const std::vector<double>& samples_ms, int reps, const stopping
   return true;
 }
 
-timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
-                 const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
-                 cudaStream_t stream, const launch_runtime* runtime) {
-  if (reps < 1) throw input_error("time_runs: reps must be >= 1, got " + std::to_string(reps));
+namespace {
+/// time_runs under `rule`; `who` names the caller in the watchdog's messages.
+timing time_runs_under(const stopping_rule& rule, const char* who, const std::function<void(cudaStream_t)>& enqueue,
+                       const std::function<void(cudaStream_t)>& prepare, int reps, int warmup, cudaStream_t stream,
+                       const launch_runtime* runtime) {
+  if (reps < 1) throw input_error(std::string(who) + ": reps must be >= 1, got " + std::to_string(reps));
   event_pair ev;
   for (int w = 0; w < warmup; ++w) {
     if (prepare) prepare(stream);
     enqueue(stream);
   }
-  wait_for_stream(stream, "time_runs: warm-up", runtime, __FILE__, __LINE__);
-  const stopping_rule rule = current_stopping_rule();
+  wait_for_stream(stream, (std::string(who) + ": warm-up").c_str(), runtime, __FILE__, __LINE__);
+  const std::string timed_run = std::string(who) + ": timed run";
   const auto start = std::chrono::steady_clock::now();
   std::vector<double> samples_ms;
   std::string stop;
@@ -157,7 +159,7 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
     CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
     enqueue(stream);
     CDPKIT_CUDA_TRY(cudaEventRecord(ev.stop_, stream));
-    wait_for_event(ev.stop_, "time_runs: timed run", runtime, __FILE__, __LINE__);
+    wait_for_event(ev.stop_, timed_run.c_str(), runtime, __FILE__, __LINE__);
     float ms = 0.0f;
     CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
     samples_ms.push_back(ms);
@@ -166,26 +168,23 @@ timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
   t.stop = stop;
   return t;
 }
+}  // namespace
+
+timing time_runs(const std::function<void(cudaStream_t)>& enqueue,
+                 const std::function<void(cudaStream_t)>& prepare, int reps, int warmup,
+                 cudaStream_t stream, const launch_runtime* runtime) {
+  return time_runs_under(current_stopping_rule(), "time_runs", enqueue, prepare, reps, warmup, stream, runtime);
+}
 
 timing timing_floor(int reps, cudaStream_t stream) {
   if (reps < 1) throw input_error("timing_floor: reps must be >= 1, got " + std::to_string(reps));
   detail::unique_device_ptr<std::uint32_t[]> word;
   CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(word), sizeof(std::uint32_t)));
-  event_pair ev;
-  CDPKIT_CUDA_TRY(cudaMemsetAsync(word.get(), 0, sizeof(std::uint32_t), stream));  // (a warm-up)
-  wait_for_stream(stream, "timing_floor: warm-up", nullptr, __FILE__, __LINE__);
-  std::vector<double> samples_ms;
-  samples_ms.reserve(static_cast<std::size_t>(reps));
-  for (int r = 0; r < reps; ++r) {
-    CDPKIT_CUDA_TRY(cudaEventRecord(ev.start_, stream));
-    CDPKIT_CUDA_TRY(cudaMemsetAsync(word.get(), 0, sizeof(std::uint32_t), stream));
-    CDPKIT_CUDA_TRY(cudaEventRecord(ev.stop_, stream));
-    wait_for_event(ev.stop_, "timing_floor: timed run", nullptr, __FILE__, __LINE__);
-    float ms = 0.0f;
-    CDPKIT_CUDA_TRY(cudaEventElapsedTime(&ms, ev.start_, ev.stop_));
-    samples_ms.push_back(ms);
-  }
-  return timing_of(std::move(samples_ms));
+  // exactly `reps` runs (the stopping rule off), after one warm-up, timed as time_runs times a run
+  return time_runs_under(
+      stopping_rule{}, "timing_floor",
+      [&](cudaStream_t s) { CDPKIT_CUDA_TRY(cudaMemsetAsync(word.get(), 0, sizeof(std::uint32_t), s)); }, {}, reps, 1,
+      stream, nullptr);
 }
 
 measurement measure(launch_runtime& runtime, const std::function<void(cudaStream_t)>& enqueue,
