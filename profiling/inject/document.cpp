@@ -178,7 +178,7 @@ void write_profile(state& s) {
     note(s, "host_activity", std::to_string(cupti_kernels) + " kernels of CUPTI's own (" +
                                  range_profiler_kernel + ") left out");
 
-  doc.set_collector({s.requested, s.notes});
+  doc.set_collector({s.requested, s.notes, s.incomplete});
   nlohmann::json j = doc.json();
   if (s.log) {
     schema::host_activity_profile ha;

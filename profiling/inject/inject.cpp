@@ -56,6 +56,10 @@
 // library's own runtime and CUPTI were initialized, so that it also runs before their teardown.
 // So the handler runs first, while the context lives. If the context is gone anyway (destroyed
 // by the program, or a teardown this reasoning missed), what was collected is written with a note.
+// A program stopped by a signal (Ctrl-C, SIGTERM, a crash, abort) still writes its profile, marked
+// incomplete (the collector's "incomplete": why), without waiting for the device, within 10 s, and
+// then ends by that signal (signal_watch.hpp: which signals, how; CDPKIT_INJECT_SIGNALS=0 leaves
+// the program's signals alone). A signal the program handles itself is left to it.
 //
 // Measured on the H200 (CUDA 13.0): CUPTI names auto ranges by number ("0", "1", ... since the
 // profiler was enabled, on across every decode), so each range is paired with its launch from
@@ -69,7 +73,7 @@
 //
 // Limits: one context (the first; a note says when more were created); kernels of CUDA graphs
 // are not measured as ranges (they are in the host timeline); a program that ends with _exit(),
-// quick_exit() or a signal writes no profile; launches from several threads at once are paired
+// quick_exit() or SIGKILL writes no profile; launches from several threads at once are paired
 // with their ranges in callback order (by range number or kernel name when the counts differ,
 // with a note). Never breaks the program: every
 // CUPTI or CUDA failure becomes a note in the profile's collector and one line on stderr, and the
@@ -78,6 +82,7 @@
 // The code: InitializeInjection in this file; the parts it starts, one job a file, are listed in
 // state.hpp (their shared state).
 
+#include "signal_watch.hpp"
 #include "state.hpp"
 
 #include <cdpkit/profiling/collector.hpp>
@@ -143,6 +148,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     std::lock_guard<std::mutex> lock(s.mu);
     configure(s);
     if (std::atexit(at_exit) != 0) say("atexit failed: no profile will be written");
+    if (s.watch_signals && !watch_signals(at_signal))
+      say("the signal watch could not start: a program stopped by a signal will write no profile");
     if (const auto other = other_profiler()) {
       if (s.mode != collect_mode::none)
         note(s, s.mode == collect_mode::metrics ? "metrics" : "timeline",

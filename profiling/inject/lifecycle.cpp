@@ -2,6 +2,7 @@
 // work call (the host activity, the auto-range session or the PM sampler and its poller), and at
 // the end the last ranges decoded, the sampling stopped, the activity flushed; the exit handler.
 
+#include "signal_watch.hpp"
 #include "state.hpp"
 
 #include <cdpkit/profiling/collector.hpp>
@@ -169,11 +170,23 @@ void finalize(state& s, const std::string& why) {
   std::call_once(s.finalize_flag, [&] { finalize_once(s, why); });
 }
 
+namespace {
+std::mutex end_mu;     // at_exit and at_signal: one writes the profile, the other waits
+bool written = false;  // under end_mu
+}  // namespace
+
 void at_exit() noexcept {
   static std::atomic<bool> done{false};
   if (done.exchange(true)) return;
   reentry_guard guard;
   try {
+    std::unique_lock<std::mutex> end_lock(end_mu);  // waits while a signal's profile is written
+    if (written) {
+      end_lock.unlock();
+      end_by_caught_signal();
+      return;
+    }
+    written = true;
     state& s = the_state();
     bool sync = false;
     {
@@ -195,6 +208,27 @@ void at_exit() noexcept {
     say(std::string("at exit: ") + e.what());
   } catch (...) {
     say("at exit: unknown error");
+  }
+}
+
+void at_signal(const std::string& why) noexcept {
+  reentry_guard guard;
+  try {
+    std::lock_guard<std::mutex> end_lock(end_mu);
+    if (written) return;
+    written = true;
+    state& s = the_state();
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.incomplete = why;
+    }
+    say(why + ": writing what was collected");
+    finalize(s, why);
+    write_profile(s);
+  } catch (const std::exception& e) {
+    say(std::string("at a signal: ") + e.what());
+  } catch (...) {
+    say("at a signal: unknown error");
   }
 }
 

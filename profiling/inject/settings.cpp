@@ -129,6 +129,7 @@ void configure(state& s) {
   s.batch = static_cast<std::size_t>(env_count("CDPKIT_INJECT_BATCH", 256, 1, 65536));
   s.interval_ns = env_count("CDPKIT_INTERVAL_NS", 100000, 1000, 1000000000);
   s.quiet = env_or("CDPKIT_INJECT_QUIET", "0") != "0";
+  s.watch_signals = env_or("CDPKIT_INJECT_SIGNALS", "1") != "0";
 }
 
 }  // namespace cdpkit::profiling::inject

@@ -4,7 +4,8 @@
 //
 // The parts: inject.cpp (InitializeInjection), settings.cpp (the environment, the program's
 // names), callbacks.cpp (CUPTI's callbacks), metrics.cpp (launches paired with their ranges),
-// lifecycle.cpp (the set-up and the end), document.cpp (the profile written at exit), state.cpp.
+// lifecycle.cpp (the set-up and the end), document.cpp (the profile written at exit), state.cpp,
+// signal_watch.cpp (a program stopped by a signal still writes its profile).
 
 #include "auto_range.hpp"
 #include "cupti_support.hpp"
@@ -81,6 +82,7 @@ struct state {
   std::size_t batch = 256;
   std::uint64_t interval_ns = 100000;
   bool quiet = false;
+  bool watch_signals = true;  ///< write the profile when a signal stops the program (signal_watch.hpp)
 
   // CUPTI
   CUpti_SubscriberHandle subscriber = nullptr;
@@ -92,6 +94,7 @@ struct state {
   std::atomic<bool> metrics_on{false};
   std::once_flag finalize_flag;
   std::string ended;  ///< why collection ended ("exit", "the context was destroyed ...")
+  std::optional<std::string> incomplete;  ///< set when a signal stopped the program (the collector's)
 
   // what was collected
   std::optional<nlohmann::json> device;
@@ -183,8 +186,14 @@ void finalize(state& s, const std::string& why);
 
 /// The exit handler (atexit, registered by InitializeInjection and again after the set-up): the
 /// device synchronized while the collection runs, the collection ended, the profile written. Runs
-/// once.
+/// once. When a signal's profile is being written (at_signal), it waits for it and then ends the
+/// process by that signal, as the signal would have.
 void at_exit() noexcept;
+
+/// The work of the signal watch (signal_watch.hpp), on a thread of its own: the collection ended
+/// without waiting for the device (a kernel may never finish), the profile written and marked
+/// incomplete with `why`. Once, and never together with at_exit.
+void at_signal(const std::string& why) noexcept;
 
 // --- the document (document.cpp) --------------------------------------------------------------
 

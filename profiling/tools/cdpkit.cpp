@@ -10,7 +10,9 @@
 // the program alone). The library is found beside this executable: <prefix>/lib when installed,
 // profiling/inject in the build tree; no environment variable is needed.
 //
-// Exit status: the program's own (128 + N when it was killed by signal N, said in one line);
+// Exit status: the program's own (128 + N when it was killed by signal N, said in one line: the
+// injection library still writes what it gathered when the signal was one a program meets, such
+// as Ctrl-C, SIGTERM or a crash, and the profile and its report say it is incomplete);
 // 2 with one line "cdpkit profile: <what>" when the front door cannot do what was asked: a bad
 // option, a program that is missing or not executable, an output that exists (replace it with
 // --force-overwrite), a profile the report cannot be made from. A program that made no CUDA call
@@ -137,15 +139,19 @@ int profile(bool named, const std::string& output, const std::string& collect, b
               << ec.message() << "); it is in " << cdpkit::quoted_input(part) << "\n";
     return finish(end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error);
   }
+  std::string incomplete;
   try {
     const std::vector<cdpkit::report::profile> profiles{cdpkit::report::load_profile(json)};
     const std::string text = cdpkit::report::render_html(profiles);
     cdpkit::report::write_file_atomically(html, text);
+    if (profiles.front().collector && profiles.front().collector->incomplete)
+      incomplete = *profiles.front().collector->incomplete;
   } catch (const std::exception& e) {
     std::cerr << "cdpkit profile: " << json << " was written, but no report was made from it: " << e.what() << "\n";
     return finish(end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error);
   }
-  std::cerr << "cdpkit profile: wrote " << json << " and " << html << "\n";
+  std::cerr << "cdpkit profile: wrote " << json << " and " << html
+            << (incomplete.empty() ? std::string() : " (incomplete: " + incomplete + ")") << "\n";
   return finish(end.exit_code);
 }
 

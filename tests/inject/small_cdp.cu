@@ -1,7 +1,10 @@
 // small_cdp — a small CUDA Dynamic Parallelism program that knows nothing of cdpkit (the CUDA
 // runtime and cudadevrt only), profiled through libcdpkit_inject.so by check_inject.sh.
 //
-//   small_cdp [plain_launches [reset]]     (default 1; "reset": cudaDeviceReset before exit)
+//   small_cdp [plain_launches [reset|segv|term]]
+//     (default 1; "reset": cudaDeviceReset before exit; "segv": a null write after the checks, the
+//     way a program crashes; "term": SIGTERM raised after the checks, the program then running on
+//     until it ends by it)
 //
 // cdp_parent<<<2, 32>>>: threads 0..7 of each block launch cdp_child<<<4, 32>>> (16 child grids,
 // 64 child blocks); plain_kernel<<<10, 64>>> (launched plain_launches times). Each kernel writes
@@ -10,9 +13,13 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -53,7 +60,8 @@ static int cuda_failed(const char* what, cudaError_t e) {
 
 int main(int argc, char** argv) {
   const int plain_launches = argc > 1 ? std::atoi(argv[1]) : 1;
-  const bool reset = argc > 2 && std::strcmp(argv[2], "reset") == 0;
+  const char* end_mode = argc > 2 ? argv[2] : "";
+  const bool reset = std::strcmp(end_mode, "reset") == 0;
   int devices = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
     std::printf("small_cdp: no usable CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
@@ -97,5 +105,15 @@ int main(int argc, char** argv) {
   }
   std::printf("small_cdp: ok (%d child grids of %d blocks, %d plain launches of %d blocks)\n", child_grids,
               child_blocks, plain_launches, plain_blocks);
+  std::fflush(stdout);
+  if (std::strcmp(end_mode, "segv") == 0) {
+    volatile std::uintptr_t address = 0;
+    *reinterpret_cast<volatile int*>(address) = 1;
+  } else if (std::strcmp(end_mode, "term") == 0) {
+    std::raise(SIGTERM);
+    std::this_thread::sleep_for(std::chrono::seconds(60));  // ended by SIGTERM before this is over
+    std::fprintf(stderr, "small_cdp: still running 60 s after SIGTERM\n");
+    return 1;
+  }
   return 0;
 }

@@ -769,6 +769,8 @@ profile parse_profile(const std::string& text, const std::string& name) {
       collector_profile cp;
       cp.requested = get_strings(collector, "requested", root.at("collector"));
       cp.notes = get_strings(collector, "notes", root.at("collector"));
+      if (collector.contains("incomplete"))  // optional: absent when the program ran to its exit
+        cp.incomplete = get_string(collector, "incomplete", root.at("collector"));
       p.collector = std::move(cp);
     }
     const json& activity = member(doc, "host_activity", root);

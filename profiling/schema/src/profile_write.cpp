@@ -412,7 +412,9 @@ json host_activity_json(const host_activity_profile& a) {
 }
 
 json collector_json(const collector_profile& c) {
-  return {{"requested", c.requested}, {"notes", c.notes}};
+  json j = {{"requested", c.requested}, {"notes", c.notes}};
+  if (c.incomplete) j["incomplete"] = *c.incomplete;
+  return j;
 }
 
 std::string picture_problem(const picture& p) {

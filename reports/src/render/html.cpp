@@ -423,6 +423,11 @@ void overhead_section(std::ostringstream& o, const profile_analysis& a) {
 
 /// The collector's notes (why a part stood aside), at the top of the report.
 void collector_notes(std::ostringstream& o, const std::vector<profile>& profiles) {
+  for (const auto& p : profiles)
+    if (p.collector && p.collector->incomplete)
+      o << "<div class=\"finding problem\"><b>Incomplete profile</b> (" << esc(p.path) << "): "
+        << esc(*p.collector->incomplete)
+        << ". It holds what was collected until then; work after that point is missing.</div>";
   for (const auto& p : profiles) {
     if (!p.collector || p.collector->notes.empty()) continue;
     o << "<div class=\"finding warning\"><b>Collector</b> (" << esc(p.path) << ", asked for";

@@ -286,6 +286,10 @@ struct host_activity_profile {
 struct collector_profile {
   std::vector<std::string> requested;  ///< "trace", "metrics", "timeline"
   std::vector<std::string> notes;      ///< e.g. "metrics: CUPTI: ...: another profiler holds CUPTI"
+  /// Set when the profile holds only part of the program: why the collection stopped before the
+  /// program's end (e.g. "the program was stopped by signal 11 (SIGSEGV)"). The JSON's optional
+  /// "incomplete" (absent: the profile covers the program to its exit).
+  std::optional<std::string> incomplete;
 };
 
 /// A picture a program made of its input or output (e.g. the Bézier sample's tessellated curves),
