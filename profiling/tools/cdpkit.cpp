@@ -16,7 +16,11 @@
 // 2 with one line "cdpkit profile: <what>" when the front door cannot do what was asked: a bad
 // option, a program that is missing or not executable, an output that exists (replace it with
 // --force-overwrite), a profile the report cannot be made from. A program that made no CUDA call
-// leaves no profile: that is said, and its exit status is still passed through.
+// leaves no profile: that is said, and its exit status is still passed through. A program that
+// starts CUDA programs of its own (a script, a launcher) leaves one profile per process that made
+// CUDA calls: the program's (or the first's) is NAME.json, another's NAME.<pid>.json, and NAME.html
+// shows them all. A default name is taken when the program starts (NAME.json created empty), so
+// front doors started together in one folder never pick the same one.
 
 #include "profile_command.hpp"
 
@@ -94,7 +98,7 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     throw command_error("unknown option " + cdpkit::quoted_input(command.front()) +
                         " (the program and its arguments follow the options, or --)");
   const std::string setting = cdpkit::tools::collect_setting(collect);
-  const std::string stem = !named ? cdpkit::tools::next_report_name(fs::current_path()) : report_stem(output);
+  const std::string stem = named ? report_stem(output) : cdpkit::tools::next_report_name(fs::current_path());
   if (stem.empty() || stem.find('%') != std::string::npos)
     throw command_error("-o " + cdpkit::quoted_input(output) +
                         ": not a report name (empty, or holding '%', which the injection library expands)");
@@ -110,48 +114,102 @@ int profile(bool named, const std::string& output, const std::string& collect, b
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
   const fs::path library = cdpkit::tools::find_injection_library(
       exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD});
-  // The library writes a file of this run's own, moved onto NAME.json after: an existing NAME.json
-  // (--force-overwrite) is kept when the run writes no profile.
-  const std::string part = fs::absolute(json).string() + ".cdpkit-" + std::to_string(::getpid()) + ".part";
-  std::error_code ec;
-  fs::remove(part, ec);
+  // A default name is taken only now, that nothing else can refuse the run: NAME.json created
+  // empty, so that a front door started beside this one takes the next name.
+  const std::string taken = named ? std::string() : cdpkit::tools::reserve_report_name(fs::current_path());
+  const std::string out_stem = named ? stem : taken;
+  const std::string out_json = out_stem + ".json", out_html = out_stem + ".html";
+  const auto release_name = [&] {
+    std::error_code ec;
+    if (!named && fs::is_regular_file(out_json, ec) && fs::file_size(out_json, ec) == 0) fs::remove(out_json, ec);
+  };
+  // Each process that loads the library writes a file of its own ("%p": its process id), moved
+  // onto NAME.json after: an existing NAME.json (--force-overwrite) is kept when the run writes no
+  // profile, and a program that starts CUDA programs of its own leaves one profile each.
+  const fs::path absolute_json = fs::absolute(out_json);
+  const std::string prefix = absolute_json.filename().string() + ".cdpkit-" + std::to_string(::getpid()) + "-";
+  const fs::path folder = absolute_json.parent_path();
+  for (const auto& stale : cdpkit::tools::find_process_profiles(folder, prefix, 0)) {  // a reused process id's
+    std::error_code ec;
+    fs::remove(stale.path, ec);
+  }
 
-  const int status = cdpkit::tools::run_program(
-      program, command,
-      {{"CUDA_INJECTION64_PATH", library.string()}, {"CDPKIT_PROFILE_OUT", part}, {"CDPKIT_COLLECT", setting}});
+  long pid = 0;
+  int status = 0;
+  try {
+    status = cdpkit::tools::run_program(program, command,
+                                        {{"CUDA_INJECTION64_PATH", library.string()},
+                                         {"CDPKIT_PROFILE_OUT", (folder / (prefix + "%p.part")).string()},
+                                         {"CDPKIT_COLLECT", setting}},
+                                        &pid);
+  } catch (...) {
+    release_name();
+    throw;
+  }
   const cdpkit::tools::program_end end = cdpkit::tools::describe_end(status, command.front());
   const auto finish = [&](int code) {
     if (end.signal == SIGINT || end.signal == SIGQUIT || end.signal == SIGTERM || end.signal == SIGHUP)
       die_by(end.signal, code);
     return code;
   };
+  const int failed = end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error;
   if (!end.message.empty()) std::cerr << "cdpkit profile: " << end.message << "\n";
-  if (!fs::exists(part, ec)) {
+  const std::vector<cdpkit::tools::process_profile> parts = cdpkit::tools::find_process_profiles(folder, prefix, pid);
+  if (parts.empty()) {
+    release_name();
     std::cerr << "cdpkit profile: no profile was written: " << cdpkit::quoted_input(command.front())
               << (end.message.empty() ? " made no CUDA call that loads the injection library"
                                       : " ended before the injection library could write one")
               << "\n";
     return finish(end.exit_code);
   }
-  fs::rename(part, json, ec);
-  if (ec) {
-    std::cerr << "cdpkit profile: the profile could not be moved to " << cdpkit::quoted_input(json) << " ("
-              << ec.message() << "); it is in " << cdpkit::quoted_input(part) << "\n";
-    return finish(end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error);
+  // The program's profile (or, when the program itself made no CUDA call, the first process's) is
+  // NAME.json; another process's is NAME.<pid>.json. The report shows them all.
+  std::vector<std::string> written;
+  std::vector<long> written_pids;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const std::string target = k == 0 ? out_json : out_stem + "." + std::to_string(parts[k].pid) + ".json";
+    std::error_code ec;
+    if (k > 0 && fs::exists(fs::symlink_status(target, ec)) && !force) {
+      std::cerr << "cdpkit profile: " << cdpkit::quoted_input(target) << " exists: process " << parts[k].pid
+                << "'s profile is left in " << cdpkit::quoted_input(parts[k].path.string()) << "\n";
+      continue;
+    }
+    fs::rename(parts[k].path, target, ec);
+    if (ec) {
+      std::cerr << "cdpkit profile: the profile could not be moved to " << cdpkit::quoted_input(target) << " ("
+                << ec.message() << "); it is in " << cdpkit::quoted_input(parts[k].path.string()) << "\n";
+      if (k == 0) {
+        release_name();
+        return finish(failed);
+      }
+      continue;
+    }
+    written.push_back(target);
+    written_pids.push_back(parts[k].pid);
   }
   std::string incomplete;
   try {
-    const std::vector<cdpkit::report::profile> profiles{cdpkit::report::load_profile(json)};
-    const std::string text = cdpkit::report::render_html(profiles);
-    cdpkit::report::write_file_atomically(html, text);
+    std::vector<cdpkit::report::profile> profiles;
+    for (const auto& w : written) profiles.push_back(cdpkit::report::load_profile(w));
+    cdpkit::report::write_file_atomically(out_html, cdpkit::report::render_html(profiles));
     if (profiles.front().collector && profiles.front().collector->incomplete)
       incomplete = *profiles.front().collector->incomplete;
   } catch (const std::exception& e) {
-    std::cerr << "cdpkit profile: " << json << " was written, but no report was made from it: " << e.what() << "\n";
-    return finish(end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error);
+    std::cerr << "cdpkit profile: " << out_json << " was written, but no report was made from it: " << e.what() << "\n";
+    return finish(failed);
   }
-  std::cerr << "cdpkit profile: wrote " << json << " and " << html
-            << (incomplete.empty() ? std::string() : " (incomplete: " + incomplete + ")") << "\n";
+  std::cerr << "cdpkit profile: ";
+  if (written.size() > 1) {
+    std::cerr << written.size() << " processes made CUDA calls: wrote";
+    for (std::size_t k = 0; k < written.size(); ++k)
+      std::cerr << " " << written[k] << " (process " << written_pids[k] << (written_pids[k] == pid ? ", the program" : "")
+                << "),";
+    std::cerr << " and " << out_html << " (all " << written.size() << ")";
+  } else {
+    std::cerr << "wrote " << out_json << " and " << out_html;
+  }
+  std::cerr << (incomplete.empty() ? std::string() : " (incomplete: " + incomplete + ")") << "\n";
   return finish(end.exit_code);
 }
 

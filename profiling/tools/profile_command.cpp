@@ -41,6 +41,39 @@ std::string next_report_name(const fs::path& dir) {
   throw command_error("report1 to report10000 are all taken in " + dir.string() + "; name the output with -o");
 }
 
+std::string reserve_report_name(const fs::path& dir) {
+  for (int tries = 0; tries < 10000; ++tries) {
+    const std::string name = next_report_name(dir);
+    const fs::path json = dir / (name + ".json");
+    const int fd = ::open(json.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return name;
+    }
+    if (errno != EEXIST) throw command_error("cannot create " + json.string() + ": " + std::strerror(errno));
+  }
+  throw command_error("no report name could be taken in " + dir.string() + "; name the output with -o");
+}
+
+std::vector<process_profile> find_process_profiles(const fs::path& dir, const std::string& prefix, long program_pid) {
+  std::vector<process_profile> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::string suffix = ".part";
+    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    out.push_back({std::stol(digits), it->path()});
+  }
+  std::sort(out.begin(), out.end(), [&](const process_profile& a, const process_profile& b) {
+    return std::make_pair(a.pid != program_pid, a.pid) < std::make_pair(b.pid != program_pid, b.pid);
+  });
+  return out;
+}
+
 namespace {
 /// What `path` is, for a program: "" when a regular file this process may execute, else why not.
 std::string unrunnable(const fs::path& path) {
@@ -171,7 +204,7 @@ struct fd_owner {
 }  // namespace
 
 int run_program(const fs::path& program, const std::vector<std::string>& args,
-                const std::vector<std::pair<std::string, std::string>>& env) {
+                const std::vector<std::pair<std::string, std::string>>& env, long* pid_out) {
   // Everything the child needs is made before fork: after it, only async-signal-safe calls.
   std::vector<std::string> env_text;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
@@ -212,6 +245,7 @@ int run_program(const fs::path& program, const std::vector<std::string>& args,
     (void)!::write(pipe_fds[1], &err, sizeof err);
     ::_exit(127);
   }
+  if (pid_out != nullptr) *pid_out = static_cast<long>(pid);
   ::close(write_end.fd);
   write_end.fd = -1;
   int exec_errno = 0;

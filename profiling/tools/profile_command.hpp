@@ -32,6 +32,25 @@ std::size_t options_end(const std::vector<std::string>& args, const std::vector<
 /// neither `dir`/NAME.json nor `dir`/NAME.html exists. Throws command_error after 10,000 names.
 std::string next_report_name(const std::filesystem::path& dir);
 
+/// next_report_name's NAME, taken: NAME.json is created empty (exclusively), so that a front door
+/// started at the same time in the same folder takes the next name. The profile replaces the empty
+/// file; a run that writes none removes it. Throws command_error when no name can be taken (the
+/// folder cannot be written, or 10,000 tries found each name taken).
+std::string reserve_report_name(const std::filesystem::path& dir);
+
+/// A profile the injection library wrote for one process of a run.
+struct process_profile {
+  long pid = 0;
+  std::filesystem::path path;
+};
+
+/// The profiles of one run: the files in `dir` named `prefix` + <process id> + ".part" (the
+/// library writes CDPKIT_PROFILE_OUT with "%p" replaced by its process id; a program that starts
+/// CUDA programs of its own leaves one each). The program's own (`program_pid`) first, then by
+/// process id.
+std::vector<process_profile> find_process_profiles(const std::filesystem::path& dir, const std::string& prefix,
+                                                   long program_pid);
+
 /// The program `name` names: `name` itself when it holds a '/', else the first regular, executable
 /// file called `name` in the folders of `path_env` (PATH's value; empty entries mean the current
 /// folder; null: no PATH, so "/usr/bin:/bin" as the shells take it). Throws command_error
@@ -69,7 +88,8 @@ program_end describe_end(int wait_status, const std::string& program);
 /// SIG_IGN would reap the program unseen); the program gets the handlers the front door had. A
 /// file the kernel cannot execute (a script without "#!") is run by /bin/sh, as execvp does. Returns the wait status. Throws command_error
 /// when the program cannot be started (fork or exec failed: the exec's error is passed back).
+/// `pid`, when given, receives the program's process id.
 int run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
-                const std::vector<std::pair<std::string, std::string>>& env);
+                const std::vector<std::pair<std::string, std::string>>& env, long* pid = nullptr);
 
 }  // namespace cdpkit::tools

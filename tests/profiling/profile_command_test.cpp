@@ -175,3 +175,84 @@ TEST_CASE("cdpkit profile dies by the program's SIGINT after its report, so a ca
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
 }
+
+TEST_CASE("a default report name is taken exclusively: a second taker gets the next one") {
+  const cdpkit_test::temp_dir dir;
+  CHECK(reserve_report_name(dir.path()) == "report1");
+  CHECK(fs::file_size(dir.path() / "report1.json") == 0u);
+  CHECK(reserve_report_name(dir.path()) == "report2");
+  std::ofstream(dir.path() / "report3.html") << "<html>";
+  CHECK(reserve_report_name(dir.path()) == "report4");
+  CHECK_THROWS_AS(reserve_report_name(dir.path() / "no-such-folder"), command_error);
+}
+
+TEST_CASE("a run's profiles are found by process id, the program's first, and nothing else is taken") {
+  const cdpkit_test::temp_dir dir;
+  for (const char* name : {"run.json.cdpkit-9-300.part", "run.json.cdpkit-9-20.part", "run.json.cdpkit-9-41.part",
+                           "run.json.cdpkit-8-50.part", "run.json.cdpkit-9-x.part", "run.json.cdpkit-9-.part",
+                           "run.json.cdpkit-9-7.part.tmp", "other.json.cdpkit-9-5.part"})
+    std::ofstream(dir.path() / name) << "{}";
+  const auto found = find_process_profiles(dir.path(), "run.json.cdpkit-9-", 41);
+  REQUIRE(found.size() == 3u);
+  CHECK(found[0].pid == 41);
+  CHECK(found[1].pid == 20);
+  CHECK(found[2].pid == 300);
+  CHECK(found[0].path == dir.path() / "run.json.cdpkit-9-41.part");
+  CHECK(find_process_profiles(dir.path(), "run.json.cdpkit-9-", 0).front().pid == 20);
+}
+
+namespace {
+/// A stand-in for a CUDA program under the injection library, which the front door cannot tell
+/// from one on the host: it writes a profile (a committed one) where the library would,
+/// CDPKIT_PROFILE_OUT with "%p" replaced by its process id; "spawn" runs a second such process
+/// first, "quiet" writes nothing itself (a launcher).
+fs::path stand_in_program(const fs::path& dir) {
+  const fs::path script = dir / "stand_in";
+  std::ofstream(script) << "#!/bin/sh\n"
+                        << "if [ \"$1\" = spawn ] || [ \"$1\" = quiet ]; then sh \"$0\" child || exit 1; fi\n"
+                        << "[ \"$1\" = quiet ] && exit 0\n"
+                        << "out=$(printf '%s' \"$CDPKIT_PROFILE_OUT\" | sed \"s/%p/$$/\")\n"
+                        << "cp '" << CDPKIT_TEST_FIXTURES << "/profile_h200.json' \"$out\"\n";
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+}  // namespace
+
+TEST_CASE("a program that starts CUDA processes of its own leaves one profile each and one report of them all") {
+  const cdpkit_test::temp_dir dir;
+  const fs::path program = stand_in_program(dir.path());
+  std::string err;
+  REQUIRE(front_door(dir.path(), "profile -o run -- '" + program.string() + "' spawn", err) == 0);
+  CHECK(err.find("cdpkit profile: 2 processes made CUDA calls: wrote run.json (process ") == 0);
+  CHECK(err.find(", the program), run.") != std::string::npos);
+  CHECK(err.find("and run.html (all 2)") != std::string::npos);
+  int others = 0, parts = 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    const std::string name = e.path().filename().string();
+    others += name.rfind("run.", 0) == 0 && name != "run.json" && name != "run.html" &&
+              name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+    parts += name.find(".part") != std::string::npos;
+  }
+  CHECK(others == 1);
+  CHECK(parts == 0);
+  CHECK(fs::file_size(dir.path() / "run.json") == fs::file_size(CDPKIT_TEST_FIXTURES "/profile_h200.json"));
+  CHECK(fs::file_size(dir.path() / "run.html") > 0u);
+  // a launcher that makes no CUDA call itself: its child's profile is NAME.json
+  REQUIRE(front_door(dir.path(), "profile -o launcher -- '" + program.string() + "' quiet", err) == 0);
+  CHECK(err.find("cdpkit profile: wrote launcher.json and launcher.html") == 0);
+}
+
+TEST_CASE("front doors started together in one folder take different default names") {
+  const cdpkit_test::temp_dir dir;
+  const fs::path program = stand_in_program(dir.path());
+  const std::string one = "'" + std::string(CDPKIT_CLI_EXE) + "' profile '" + program.string() + "' 2>/dev/null";
+  const std::string both = "cd '" + dir.path().string() + "' && (" + one + " & " + one + " & " + one + " & wait)";
+  REQUIRE(std::system(both.c_str()) == 0);
+  for (const char* name : {"report1", "report2", "report3"}) {
+    CAPTURE(name);
+    CHECK(fs::file_size(dir.path() / (std::string(name) + ".json")) ==
+          fs::file_size(CDPKIT_TEST_FIXTURES "/profile_h200.json"));
+    CHECK(fs::exists(dir.path() / (std::string(name) + ".html")));
+  }
+  CHECK_FALSE(fs::exists(dir.path() / "report4.json"));
+}
