@@ -1,0 +1,39 @@
+#pragma once
+// The record the Compute Sanitizer probe's patches (sanitizer_children_patches.cu) write and its
+// tool (sanitizer_children_tool.cpp) reads: one device buffer, a header and the events after it.
+
+#include <cstdint>
+
+inline constexpr std::uint32_t probe_kind_block_enter = 0;
+inline constexpr std::uint32_t probe_kind_block_exit = 1;
+inline constexpr std::uint32_t probe_kind_call = 2;
+inline constexpr int probe_kinds = 3;
+
+/// One patched point reached: what the grid's special registers said there.
+struct probe_event {
+  std::uint64_t gridid;    ///< %gridid
+  std::uint64_t timer_ns;  ///< %globaltimer
+  std::uint64_t pc;        ///< the patched instruction's (block entry: the function's entry)
+  std::uint64_t target;    ///< a call's target PC; 0 for the others
+  std::uint32_t kind;      ///< probe_kind_*
+  std::uint32_t smid;      ///< %smid
+  std::uint32_t ctaid_x, nctaid_x, ntid_x;
+  std::uint32_t pad;
+};
+
+/// The buffer's header; `capacity` events follow it.
+struct probe_buffer {
+  unsigned long long count;     ///< events reached (may exceed capacity: those past it are lost)
+  unsigned long long capacity;
+  unsigned long long orphans[probe_kinds];  ///< events of patches that had no userdata, by kind
+  unsigned long long orphan_last_gridid;    ///< the %gridid of the last of them
+};
+
+#if defined(__CUDACC__)
+#define PROBE_HOST_DEVICE __host__ __device__
+#else
+#define PROBE_HOST_DEVICE
+#endif
+
+/// The events after the header.
+PROBE_HOST_DEVICE inline probe_event* probe_events(probe_buffer* b) { return reinterpret_cast<probe_event*>(b + 1); }

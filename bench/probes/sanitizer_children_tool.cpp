@@ -1,0 +1,272 @@
+// sanitizer_children_tool — a feasibility probe: can the Compute Sanitizer API (the public
+// instrumentation API of the CUDA Toolkit, compute-sanitizer/include/sanitizer*.h) see every grid
+// a CDP2 program launches from the device, in a program not rebuilt for it? An injection library
+// (CUDA_INJECTION64_PATH) that patches every loaded module at block entry, block exit and every
+// function call (sanitizer_children_patches.cu), and at each context synchronization prints what
+// the patches recorded (probes/README.md says how to run it and what it answered on the H200):
+//   - per kernel: grids seen, how many of them the host launched (the launch callbacks), blocks
+//     entered and exited, the grid and block sizes the patched code read (%nctaid.x, %ntid.x), the
+//     SMs (%smid) and the time from a grid's first block entry to its last exit (%globaltimer);
+//   - %gridid against the launch callback's gridId for the host's launches;
+//   - calls by caller and target, the targets named where they are kernels of the module or the
+//     device runtime's entry points (cudaGetParameterBufferV2, cudaLaunchDeviceV2, ...);
+//   - events of patches that had no userdata (orphans): device-launched grids, when the userdata
+//     a host launch gets is not passed on.
+//
+// Settings: CDP_PROBE_USERDATA = function (default: sanitizerSetCallbackData on every kernel of a
+// module when it loads), launch (sanitizerSetLaunchCallbackData on each host launch) or none;
+// CDP_PROBE_CAPACITY (events kept, default 2^25, 48 bytes each); CDP_PROBE_PATCHES (the patches'
+// fatbin; default sanitizer_children_patches.fatbin beside this library). Each problem is one line
+// "probe: ..." on stderr; the report lines start with "probe report".
+
+#include "sanitizer_children_events.h"
+
+#include <cuda.h>
+#include <sanitizer.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct code_range {
+  std::string name;
+  std::uint64_t pc = 0, size = 0;
+  bool kernel = true;  ///< false: a device runtime entry point
+};
+
+struct tool_state {
+  std::mutex mu;
+  Sanitizer_SubscriberHandle subscriber{};
+  std::string mode = "function";
+  unsigned long long capacity = 1ull << 25;
+  std::string patches;
+  std::set<CUcontext> patched_contexts;
+  std::map<CUcontext, probe_buffer*> buffers;
+  std::vector<code_range> code;
+  std::map<std::uint64_t, std::string> host_grids;  ///< the launch callback's gridId -> kernel
+  std::map<std::string, unsigned long long> launch_callbacks;  ///< LAUNCH_BEGIN by kernel name
+  int reports = 0;
+};
+
+tool_state& state() {
+  static tool_state* s = new tool_state();
+  return *s;
+}
+
+bool ok(SanitizerResult r, const char* what) {
+  if (r == SANITIZER_SUCCESS) return true;
+  const char* text = nullptr;
+  sanitizerGetResultString(r, &text);
+  std::fprintf(stderr, "probe: %s failed: %s (%d)\n", what, text != nullptr ? text : "?", static_cast<int>(r));
+  return false;
+}
+
+bool ok(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return true;
+  const char* text = nullptr;
+  cuGetErrorString(r, &text);
+  std::fprintf(stderr, "probe: %s failed: %s (%d)\n", what, text != nullptr ? text : "?", static_cast<int>(r));
+  return false;
+}
+
+std::string beside_this_library(const char* file) {
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&state), &self) == 0 || self.dli_fname == nullptr) return file;
+  std::string dir = self.dli_fname;
+  const auto slash = dir.find_last_of('/');
+  return slash == std::string::npos ? std::string(file) : dir.substr(0, slash + 1) + file;
+}
+
+probe_buffer* buffer_for(tool_state& s, CUcontext ctx) {
+  if (const auto it = s.buffers.find(ctx); it != s.buffers.end()) return it->second;
+  const std::size_t bytes = sizeof(probe_buffer) + s.capacity * sizeof(probe_event);
+  void* p = nullptr;
+  if (!ok(sanitizerAlloc(ctx, &p, bytes), "sanitizerAlloc")) return s.buffers[ctx] = nullptr;
+  probe_buffer header{};
+  header.capacity = s.capacity;
+  ok(sanitizerMemset(p, 0, sizeof(probe_buffer), nullptr), "sanitizerMemset");
+  ok(sanitizerMemcpyHostToDeviceAsync(p, &header, sizeof header, nullptr), "sanitizerMemcpyHostToDeviceAsync");
+  return s.buffers[ctx] = static_cast<probe_buffer*>(p);
+}
+
+void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
+  if (s.patched_contexts.insert(m.context).second &&
+      !ok(sanitizerAddPatchesFromFile(s.patches.c_str(), m.context), "sanitizerAddPatchesFromFile")) {
+    std::fprintf(stderr, "probe: (patches looked for at %s)\n", s.patches.c_str());
+    return;
+  }
+  ok(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, m.module, "probe_block_enter"),
+     "sanitizerPatchInstructions(BLOCK_ENTER)");
+  ok(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, m.module, "probe_block_exit"),
+     "sanitizerPatchInstructions(BLOCK_EXIT)");
+  ok(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_CALL, m.module, "probe_call"), "sanitizerPatchInstructions(CALL)");
+  ok(sanitizerPatchModule(m.module), "sanitizerPatchModule");
+
+  probe_buffer* buffer = buffer_for(s, m.context);
+  unsigned count = 0;
+  if (!ok(cuModuleGetFunctionCount(&count, m.module), "cuModuleGetFunctionCount")) return;
+  std::vector<CUfunction> functions(count);
+  if (count > 0 && !ok(cuModuleEnumerateFunctions(functions.data(), count, m.module), "cuModuleEnumerateFunctions"))
+    return;
+  for (CUfunction f : functions) {
+    const char* name = nullptr;
+    if (!ok(cuFuncGetName(&name, f), "cuFuncGetName") || name == nullptr) continue;
+    code_range r{name, 0, 0, true};
+    if (ok(sanitizerGetFunctionPcAndSize(m.module, name, &r.pc, &r.size), "sanitizerGetFunctionPcAndSize"))
+      s.code.push_back(r);
+    if (s.mode == "function" && buffer != nullptr) ok(sanitizerSetCallbackData(f, buffer), "sanitizerSetCallbackData");
+  }
+  for (const char* entry : {"cudaGetParameterBufferV2", "cudaLaunchDeviceV2", "cudaGetParameterBuffer",
+                            "cudaLaunchDevice", "cudaDeviceSynchronize", "cudaGetLastError"}) {
+    code_range r{entry, 0, 0, false};
+    if (sanitizerGetFunctionPcAndSize(m.module, entry, &r.pc, &r.size) == SANITIZER_SUCCESS) s.code.push_back(r);
+  }
+}
+
+std::string name_at(const tool_state& s, std::uint64_t pc) {
+  for (const auto& r : s.code)
+    if (pc >= r.pc && pc < r.pc + r.size) return r.kernel ? r.name : "device runtime: " + r.name;
+  char text[32];
+  std::snprintf(text, sizeof text, "pc 0x%" PRIx64, pc);
+  return text;
+}
+
+struct grid_seen {
+  std::string kernel;
+  unsigned long long enters = 0, exits = 0;
+  std::uint32_t nctaid = 0, ntid = 0;
+  std::set<std::uint32_t> sms;
+  std::uint64_t first_ns = ~0ull, last_ns = 0;
+};
+
+void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
+  const auto it = s.buffers.find(ctx);
+  if (it == s.buffers.end() || it->second == nullptr) return;
+  probe_buffer header{};
+  if (!ok(sanitizerMemcpyDeviceToHost(&header, it->second, sizeof header, stream), "sanitizerMemcpyDeviceToHost"))
+    return;
+  const unsigned long long n = std::min(header.count, header.capacity);
+  std::vector<probe_event> events(n);
+  if (n > 0 && !ok(sanitizerMemcpyDeviceToHost(events.data(), probe_events(it->second), n * sizeof(probe_event), stream),
+                   "sanitizerMemcpyDeviceToHost(events)"))
+    return;
+  ++s.reports;
+  std::printf("probe report %d (userdata: %s): %llu events reached, %llu kept; orphans (no userdata): "
+              "%llu block entries, %llu block exits, %llu calls; last orphan gridid %llu\n",
+              s.reports, s.mode.c_str(), header.count, n, header.orphans[probe_kind_block_enter],
+              header.orphans[probe_kind_block_exit], header.orphans[probe_kind_call], header.orphan_last_gridid);
+
+  std::map<std::uint64_t, grid_seen> grids;
+  std::map<std::pair<std::string, std::string>, unsigned long long> calls;
+  for (const auto& e : events) {
+    grid_seen& g = grids[e.gridid];
+    if (e.kind == probe_kind_block_enter) {
+      ++g.enters;
+      if (g.kernel.empty()) g.kernel = name_at(s, e.pc);
+    } else if (e.kind == probe_kind_block_exit) {
+      ++g.exits;
+    } else {
+      ++calls[{name_at(s, e.pc), name_at(s, e.target)}];
+    }
+    g.nctaid = e.nctaid_x;
+    g.ntid = e.ntid_x;
+    g.sms.insert(e.smid);
+    g.first_ns = std::min(g.first_ns, e.timer_ns);
+    g.last_ns = std::max(g.last_ns, e.timer_ns);
+  }
+  struct by_kernel {
+    unsigned long long grids = 0, host_grids = 0, enters = 0, exits = 0, wrong_counts = 0;
+    std::set<std::uint32_t> nctaid, ntid, sms;
+    double span_us = 0;
+  };
+  std::map<std::string, by_kernel> kernels;
+  unsigned long long host_matched = 0;
+  for (const auto& [id, g] : grids) {
+    const auto host = s.host_grids.find(id);
+    const std::string name = host != s.host_grids.end() ? host->second : g.kernel.empty() ? "(no block entry)" : g.kernel;
+    by_kernel& k = kernels[name];
+    ++k.grids;
+    if (host != s.host_grids.end()) {
+      ++k.host_grids;
+      ++host_matched;
+    }
+    k.enters += g.enters;
+    k.exits += g.exits;
+    k.wrong_counts += g.enters != g.nctaid || g.exits != g.nctaid;
+    k.nctaid.insert(g.nctaid);
+    k.ntid.insert(g.ntid);
+    k.sms.insert(g.sms.begin(), g.sms.end());
+    if (g.last_ns >= g.first_ns) k.span_us += static_cast<double>(g.last_ns - g.first_ns) / 1e3;
+  }
+  const auto list = [](const std::set<std::uint32_t>& v) {
+    std::string out;
+    for (auto x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+    return v.size() > 6 ? std::to_string(v.size()) + " values" : out;
+  };
+  for (const auto& [name, k] : kernels)
+    std::printf("probe report %d: kernel %s: %llu grids (%llu host-launched), %llu block entries, %llu block exits, "
+                "%llu grids whose entries or exits differ from %%nctaid.x; %%nctaid.x {%s} %%ntid.x {%s}; %zu SMs; "
+                "mean span %.1f us\n",
+                s.reports, name.c_str(), k.grids, k.host_grids, k.enters, k.exits, k.wrong_counts, list(k.nctaid).c_str(),
+                list(k.ntid).c_str(), k.sms.size(), k.grids > 0 ? k.span_us / static_cast<double>(k.grids) : 0.0);
+  std::printf("probe report %d: %llu of %zu host launches seen by the launch callback have a grid with that %%gridid\n",
+              s.reports, host_matched, s.host_grids.size());
+  for (const auto& [name, count] : s.launch_callbacks)
+    std::printf("probe report %d: launch callback: %s %llu times\n", s.reports, name.c_str(), count);
+  for (const auto& [pair, count] : calls)
+    std::printf("probe report %d: calls from %s to %s: %llu\n", s.reports, pair.first.c_str(), pair.second.c_str(),
+                count);
+  std::fflush(stdout);
+}
+
+void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
+  tool_state& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
+    module_loaded(s, *static_cast<const Sanitizer_ResourceModuleData*>(data));
+  } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+    const auto& l = *static_cast<const Sanitizer_LaunchData*>(data);
+    const std::string name = l.functionName != nullptr ? l.functionName : "?";
+    s.host_grids[l.gridId] = name;
+    ++s.launch_callbacks[name];
+    if (s.mode == "launch")
+      if (probe_buffer* b = buffer_for(s, l.context))
+        ok(sanitizerSetLaunchCallbackData(l.hLaunch, l.function, l.hStream, b), "sanitizerSetLaunchCallbackData");
+  } else if (domain == SANITIZER_CB_DOMAIN_SYNCHRONIZE && cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
+    const auto& sync = *static_cast<const Sanitizer_SynchronizeData*>(data);
+    report(s, sync.context, sync.hStream);
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
+  tool_state& s = state();
+  if (const char* m = std::getenv("CDP_PROBE_USERDATA"); m != nullptr && *m != '\0') s.mode = m;
+  if (s.mode != "function" && s.mode != "launch" && s.mode != "none") {
+    std::fprintf(stderr, "probe: CDP_PROBE_USERDATA=%s is not function, launch or none\n", s.mode.c_str());
+    return 0;
+  }
+  if (const char* c = std::getenv("CDP_PROBE_CAPACITY"); c != nullptr && *c != '\0')
+    s.capacity = std::max(1ull, std::strtoull(c, nullptr, 10));
+  const char* p = std::getenv("CDP_PROBE_PATCHES");
+  s.patches = p != nullptr && *p != '\0' ? p : beside_this_library("sanitizer_children_patches.fatbin");
+  if (!ok(sanitizerSubscribe(&s.subscriber, callback, nullptr), "sanitizerSubscribe")) return 0;
+  ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "sanitizerEnableDomain(RESOURCE)");
+  ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_LAUNCH), "sanitizerEnableDomain(LAUNCH)");
+  ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE), "sanitizerEnableDomain(SYNCHRONIZE)");
+  std::fprintf(stderr, "probe: subscribed (userdata: %s, capacity %llu events, patches %s)\n", s.mode.c_str(),
+               s.capacity, s.patches.c_str());
+  return 1;
+}
