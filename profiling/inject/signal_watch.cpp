@@ -147,18 +147,6 @@ void watch(const std::function<void(const std::string&)>& work, std::chrono::mil
 
 }  // namespace
 
-std::string signal_description(int sig) {
-  static const std::pair<int, const char*> names[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"}, {SIGTRAP, "SIGTRAP"},
-      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
-      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
-      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
-  std::string out = "signal " + std::to_string(sig);
-  for (const auto& [n, name] : names)
-    if (n == sig) return out + " (" + name + ")";
-  return out;
-}
-
 std::optional<std::vector<int>> watch_signals(std::function<void(const std::string& why)> work,
                                               std::chrono::milliseconds bound) {
   static std::mutex mu;

@@ -24,6 +24,8 @@
 // program's handler (a program that installs its own later replaces the watch's); a child that
 // the program forks gets the default actions back (the watcher thread does not live in it).
 
+#include "../src/signal_names.hpp"
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -33,7 +35,7 @@
 namespace cdpkit::profiling::inject {
 
 /// "signal 11 (SIGSEGV)"; "signal N" for one without a usual name.
-std::string signal_description(int sig);
+using cdpkit::profiling::detail::signal_description;
 
 /// Start the watch (once per process; later calls return the first call's list): install the
 /// handler for each watched signal whose disposition is the default, and start the watcher

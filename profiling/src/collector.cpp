@@ -143,7 +143,7 @@ void collector::note(const std::string& part, const std::string& why) {
   if (!quiet_) std::cerr << "cdpkit collector: " << notes_.back() << "\n";
 }
 
-schema::collector_profile collector::profile() const { return {collect_parts(options_), notes_}; }
+schema::collector_profile collector::profile() const { return {collect_parts(options_), notes_, std::nullopt}; }
 
 std::optional<measured_range> collector::measure(const std::string& name, const std::function<void()>& work,
                                                  const std::function<void()>& warm_up) {

@@ -2,6 +2,8 @@
 
 #include "profile_command.hpp"
 
+#include "../src/signal_names.hpp"
+
 #include <cdpkit/quoted_input.hpp>
 
 #include <fcntl.h>
@@ -142,27 +144,11 @@ std::string collect_setting(const std::string& collect) {
   return setting;
 }
 
-namespace {
-/// The usual name of signal `sig` ("SIGSEGV"), empty for one without.
-std::string signal_name(int sig) {
-  static const std::pair<int, const char*> names[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
-      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
-      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
-      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
-  for (const auto& [n, name] : names)
-    if (n == sig) return name;
-  return {};
-}
-}  // namespace
-
 program_end describe_end(int wait_status, const std::string& program) {
   if (WIFEXITED(wait_status)) return {WEXITSTATUS(wait_status), {}};
   if (WIFSIGNALED(wait_status)) {
     const int sig = WTERMSIG(wait_status);
-    const std::string name = signal_name(sig);
-    return {128 + sig, quoted_input(program) + " was killed by signal " + std::to_string(sig) +
-                           (name.empty() ? std::string() : " (" + name + ")") +
+    return {128 + sig, quoted_input(program) + " was killed by " + profiling::detail::signal_description(sig) +
                            (WCOREDUMP(wait_status) ? ", core dumped" : ""), sig};
   }
   return {exit_error, quoted_input(program) + " ended in an unknown way (wait status " + std::to_string(wait_status) + ")"};

@@ -45,7 +45,7 @@ schema::profile collected_profile() {
   run.collect.baseline_ms = 1.05;
   run.collect.baseline_runs_ms = {1.05, 1.5, 1.07};
   run.collect.traced_runs_ms = {1.2, 1.1, 1.3};
-  p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"a note"}};
+  p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"a note"}, std::nullopt};
   schema::host_activity_profile a;
   a.kernels = {{std::uint64_t{1}, "root_kernel", 900, 2000, 64, 256}, {std::nullopt, "other", 3000, 3100, 1, 32},
                {std::uint64_t{1}, "root_kernel", 4000, 4100, 64, 256}};
@@ -220,4 +220,20 @@ TEST_CASE("the collector's parts are checked, each required and null where not c
   CHECK_FALSE(p.runs[1].timeline.has_value());
   CHECK_FALSE(p.collector.has_value());
   CHECK_FALSE(p.host_activity.has_value());
+}
+
+TEST_CASE("a profile cut short says why in the collector's incomplete, and one that ran to exit has none") {
+  schema::profile p = collected_profile();
+  const json complete = schema::profile_json(p);
+  CHECK_FALSE(complete["collector"].contains("incomplete"));
+  CHECK_FALSE(schema::parse_profile(complete.dump(), "p.json").collector->incomplete.has_value());
+  p.collector->incomplete = "the program was stopped by signal 11 (SIGSEGV)";
+  const json cut = schema::profile_json(p);
+  CHECK(cut["collector"]["incomplete"] == "the program was stopped by signal 11 (SIGSEGV)");
+  const schema::profile q = schema::parse_profile(cut.dump(), "p.json");
+  REQUIRE(q.collector.has_value());
+  CHECK(q.collector->incomplete == p.collector->incomplete);
+  json d = cut;
+  d["collector"]["incomplete"] = 11;
+  CHECK(parse_error(d) == "p.json: /collector/incomplete: expected a string");
 }

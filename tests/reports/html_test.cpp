@@ -377,3 +377,14 @@ TEST_CASE("a histogram spanning more than two decades is drawn on a log scale, a
   const auto plain = rep::parse_profile(valid_profile().dump(), "plain.json");
   CHECK_FALSE(contains(rep::render_html({plain}), "(log scale)"));
 }
+
+TEST_CASE("an incomplete profile's report opens with why it is incomplete") {
+  auto p = collected_profile();
+  CHECK(rep::render_html({p}).find("Incomplete profile") == std::string::npos);
+  p.collector->incomplete = "the program was stopped by signal 2 (SIGINT)";
+  const std::string html = rep::render_html({p});
+  const auto banner = html.find("<b>Incomplete profile</b>");
+  REQUIRE(banner != std::string::npos);
+  CHECK(html.find("the program was stopped by signal 2 (SIGINT)", banner) != std::string::npos);
+  CHECK(banner < html.find("<h2 id=\"glance\">"));
+}

@@ -206,7 +206,7 @@ inline schema::profile collected_profile() {
   schema::host_activity_profile a;
   a.kernels = {{std::uint64_t{1}, "root_kernel", 2000, 24000, 1, 256}, {std::uint64_t{0}, "serial_kernel", 5000, 6000, 1, 32}};
   p.host_activity = a;
-  p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"metrics: CUPTI: another profiler holds CUPTI"}};
+  p.collector = schema::collector_profile{{"trace", "metrics", "timeline"}, {"metrics: CUPTI: another profiler holds CUPTI"}, std::nullopt};
   return schema::parse_profile(schema::profile_json(p).dump(), "v4.json");
 }
 
