@@ -171,7 +171,9 @@ void finalize(state& s, const std::string& why) {
 }
 
 namespace {
-std::mutex end_mu;     // at_exit and at_signal: one writes the profile, the other waits
+// at_exit and at_signal: one writes the profile, the other waits. Timed: in a child forked while a
+// signal's profile was being written, the mutex stays locked; its exit waits at most 15 s.
+std::timed_mutex end_mu;
 bool written = false;  // under end_mu
 }  // namespace
 
@@ -180,8 +182,8 @@ void at_exit() noexcept {
   if (done.exchange(true)) return;
   reentry_guard guard;
   try {
-    std::unique_lock<std::mutex> end_lock(end_mu);  // waits while a signal's profile is written
-    if (written) {
+    std::unique_lock<std::timed_mutex> end_lock(end_mu, std::chrono::seconds(15));  // a signal's profile
+    if (!end_lock.owns_lock() || written) {
       end_lock.unlock();
       end_by_caught_signal();
       return;
@@ -204,6 +206,10 @@ void at_exit() noexcept {
     }
     finalize(s, "exit");
     write_profile(s);
+    if (caught_signal() != 0) {  // a signal came while the exit wrote: it ends the program, as it would have
+      end_lock.unlock();
+      end_by_caught_signal();
+    }
   } catch (const std::exception& e) {
     say(std::string("at exit: ") + e.what());
   } catch (...) {
@@ -214,7 +220,7 @@ void at_exit() noexcept {
 void at_signal(const std::string& why) noexcept {
   reentry_guard guard;
   try {
-    std::lock_guard<std::mutex> end_lock(end_mu);
+    std::lock_guard<std::timed_mutex> end_lock(end_mu);
     if (written) return;
     written = true;
     state& s = the_state();

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <time.h>
+
 #include <atomic>
 #include <cerrno>
 #include <iterator>
@@ -40,6 +42,7 @@ int done_fds[2] = {-1, -1};    // watcher -> a crashing thread's handler: one by
 int wait_ms = 0;               // how long a crashing thread waits for the work
 pid_t owner = 0;               // the process that started the watch
 std::atomic<int> first_signal{0};
+std::atomic<long long> first_signal_ns{0};  // when it came (CLOCK_MONOTONIC), 0 until set
 std::atomic<bool> installed[NSIG] = {};
 
 void set_default(int sig) noexcept {
@@ -66,21 +69,43 @@ void write_byte(int fd, unsigned char b) noexcept {
   while (w < 0 && errno == EINTR);
 }
 
+long long monotonic_ns() noexcept {  // clock_gettime is async-signal-safe
+  struct timespec t {};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec;
+}
+
+/// A crashing thread cannot go on: wait (bounded) until the work is done, then end by the signal.
+void wait_for_work_then_die(int sig) noexcept {
+  struct pollfd p {};
+  p.fd = done_fds[0];
+  p.events = POLLIN;
+  int r;
+  do r = ::poll(&p, 1, wait_ms);
+  while (r < 0 && errno == EINTR);
+  die_by(sig);
+}
+
 void handler(int sig, siginfo_t*, void*) {
   const int saved_errno = errno;
   if (::getpid() != owner) die_by(sig);  // a child forked without the fork handlers: default action
-  int expected = 0;
-  if (!first_signal.compare_exchange_strong(expected, sig)) die_by(sig);  // a second signal: end now
-  write_byte(notify_fds[1], static_cast<unsigned char>(sig));
-  if (is_crash(sig)) {  // this thread cannot go on: wait for the work, then end by the signal
-    struct pollfd p {};
-    p.fd = done_fds[0];
-    p.events = POLLIN;
-    int r;
-    do r = ::poll(&p, 1, wait_ms);
-    while (r < 0 && errno == EINTR);
+  const long long now = monotonic_ns();
+  int first = 0;
+  if (!first_signal.compare_exchange_strong(first, sig)) {
+    // The same sent signal again within a second is the same request (a process group's copy
+    // beside a launcher's forwarded one); another thread's crash waits for the work under way;
+    // any other signal ends the program at once (Ctrl-C twice).
+    const long long at = first_signal_ns.load();
+    if (sig == first && !is_crash(sig) && (at == 0 || now - at < 1000000000LL)) {
+      errno = saved_errno;
+      return;
+    }
+    if (is_crash(sig)) wait_for_work_then_die(sig);
     die_by(sig);
   }
+  first_signal_ns = now;
+  write_byte(notify_fds[1], static_cast<unsigned char>(sig));
+  if (is_crash(sig)) wait_for_work_then_die(sig);
   errno = saved_errno;
 }
 
@@ -182,7 +207,7 @@ std::optional<std::vector<int>> watch_signals(std::function<void(const std::stri
     if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;  // the program's own
     struct sigaction ours {};
     ours.sa_sigaction = handler;
-    ours.sa_flags = SA_SIGINFO | SA_RESTART;
+    ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;  // a program's sigaltstack serves a stack overflow
     sigemptyset(&ours.sa_mask);
     if (::sigaction(sig, &ours, nullptr) == 0) {
       installed[sig] = true;

@@ -18,7 +18,9 @@
 // The work is bounded: after `bound` the process ends by its signal whether the work finished or
 // not (a work blocked forever, e.g. by a lock the crashing thread held, cannot hang the program).
 // A second watched signal while the work runs ends the process at once by that signal (Ctrl-C
-// twice).
+// twice), but for the same sent signal again within a second (a process group's copy beside a
+// launcher's forwarded one: the same request), and for a crash in another thread (it waits for
+// the work under way, then ends the process).
 //
 // What is left alone: a signal the program handles or ignores when the watch starts keeps the
 // program's handler (a program that installs its own later replaces the watch's); a child that

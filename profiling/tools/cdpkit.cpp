@@ -109,8 +109,10 @@ int profile(bool named, const std::string& output, const std::string& collect, b
       throw command_error("-o " + cdpkit::quoted_input(output) + ": the folder " +
                           cdpkit::quoted_input(folder.string()) + " does not exist");
   }
-  check_output(json, force, "a JSON document", '{');
-  check_output(html, force, "an HTML report", '<');
+  if (named) {  // a default name is taken below, fresh
+    check_output(json, force, "a JSON document", '{');
+    check_output(html, force, "an HTML report", '<');
+  }
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
   const fs::path library = cdpkit::tools::find_injection_library(
       exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD});

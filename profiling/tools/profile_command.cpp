@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -38,7 +40,10 @@ std::string next_report_name(const fs::path& dir) {
   for (int n = 1; n <= 10000; ++n) {
     const std::string name = "report" + std::to_string(n);
     std::error_code ec;
-    if (!fs::exists(dir / (name + ".json"), ec) && !fs::exists(dir / (name + ".html"), ec)) return name;
+    // a link counts as taken, even a broken one (the exclusive create would find it)
+    if (!fs::exists(fs::symlink_status(dir / (name + ".json"), ec)) &&
+        !fs::exists(fs::symlink_status(dir / (name + ".html"), ec)))
+      return name;
   }
   throw command_error("report1 to report10000 are all taken in " + dir.string() + "; name the output with -o");
 }
@@ -155,29 +160,51 @@ program_end describe_end(int wait_status, const std::string& program) {
 }
 
 namespace {
-/// Ignores SIGINT and SIGQUIT for its lifetime, restoring the previous handlers after.
-class ignore_terminal_signals {
+/// The program run now (0 for none), for pass_on.
+std::atomic<pid_t> running_program{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
+/// SIGTERM and SIGHUP sent to the front door alone (kill, a job's time limit, a closed terminal)
+/// go on to the program, which then ends as it chooses, its profile written.
+void pass_on(int sig) {
+  const int saved = errno;
+  if (const pid_t p = running_program.load(); p > 0) (void)::kill(p, sig);
+  errno = saved;
+}
+
+/// For its lifetime: SIGINT and SIGQUIT ignored (the terminal sends them to the program too),
+/// SIGTERM and SIGHUP passed on to the program, SIGCHLD at its default; the previous handlers
+/// restored after.
+class program_signals {
  public:
-  ignore_terminal_signals() {
+  program_signals() {
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
-    ::sigaction(SIGINT, &ignore, &old_int_);
-    ::sigaction(SIGQUIT, &ignore, &old_quit_);
+    ::sigaction(SIGINT, &ignore, &old_[0]);
+    ::sigaction(SIGQUIT, &ignore, &old_[1]);
+    struct sigaction passed {};
+    passed.sa_handler = pass_on;
+    sigemptyset(&passed.sa_mask);
+    ::sigaction(SIGTERM, &passed, &old_[2]);
+    ::sigaction(SIGHUP, &passed, &old_[3]);
     // An inherited SIGCHLD = SIG_IGN would reap the program unseen (waitpid: ECHILD).
     struct sigaction child_default {};
     child_default.sa_handler = SIG_DFL;
     sigemptyset(&child_default.sa_mask);
-    ::sigaction(SIGCHLD, &child_default, &old_chld_);
+    ::sigaction(SIGCHLD, &child_default, &old_[4]);
   }
-  ~ignore_terminal_signals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGQUIT, &old_quit_, nullptr);
-    ::sigaction(SIGCHLD, &old_chld_, nullptr);
+  ~program_signals() { restore(); }
+  /// The handlers as they were (also in the forked program, before its exec).
+  void restore() const noexcept {
+    for (std::size_t k = 0; k < signals_.size(); ++k) ::sigaction(signals_[k], &old_[k], nullptr);
   }
-  ignore_terminal_signals(const ignore_terminal_signals&) = delete;
-  ignore_terminal_signals& operator=(const ignore_terminal_signals&) = delete;
-  struct sigaction old_int_ {}, old_quit_ {}, old_chld_ {};
+  program_signals(const program_signals&) = delete;
+  program_signals& operator=(const program_signals&) = delete;
+
+ private:
+  static constexpr std::array<int, 5> signals_{SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
+  struct sigaction old_[5] {};
 };
 
 /// A file descriptor closed with the scope.
@@ -218,13 +245,11 @@ int run_program(const fs::path& program, const std::vector<std::string>& args,
   int pipe_fds[2];  // the child reports a failed exec through it (closed on a successful one)
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw command_error(std::string("cannot start the program: pipe: ") + std::strerror(errno));
   fd_owner read_end{pipe_fds[0]}, write_end{pipe_fds[1]};
-  const ignore_terminal_signals ignoring;
+  const program_signals handling;
   const pid_t pid = ::fork();
   if (pid < 0) throw command_error(std::string("cannot start the program: fork: ") + std::strerror(errno));
   if (pid == 0) {
-    ::sigaction(SIGINT, &ignoring.old_int_, nullptr);  // the program gets the handlers we had
-    ::sigaction(SIGQUIT, &ignoring.old_quit_, nullptr);
-    ::sigaction(SIGCHLD, &ignoring.old_chld_, nullptr);
+    handling.restore();  // the program gets the handlers we had
     ::execve(path.c_str(), argv.data(), envp.data());
     if (errno == ENOEXEC) ::execve(sh_argv[0], sh_argv.data(), envp.data());
     const int err = errno;
@@ -232,6 +257,10 @@ int run_program(const fs::path& program, const std::vector<std::string>& args,
     ::_exit(127);
   }
   if (pid_out != nullptr) *pid_out = static_cast<long>(pid);
+  running_program = pid;
+  struct forget_program {
+    ~forget_program() { running_program = 0; }
+  } forget;
   ::close(write_end.fd);
   write_end.fd = -1;
   int exec_errno = 0;

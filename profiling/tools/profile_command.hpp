@@ -82,10 +82,12 @@ struct program_end {
 program_end describe_end(int wait_status, const std::string& program);
 
 /// Run `program` with `args` (argv[0] first) and the environment of this process plus `env`
-/// (replacing variables of the same names), and wait for it. SIGINT and SIGQUIT are ignored by the
-/// front door while the program runs (the terminal sends them to both: the program decides, and
-/// the front door still writes the report), and SIGCHLD has its default action (an inherited
-/// SIG_IGN would reap the program unseen); the program gets the handlers the front door had. A
+/// (replacing variables of the same names), and wait for it. While the program runs, SIGINT and
+/// SIGQUIT are ignored by the front door (the terminal sends them to both: the program decides,
+/// and the front door still writes the report), SIGTERM and SIGHUP sent to the front door are
+/// passed on to the program (which ends as it chooses, its profile written), and SIGCHLD has its
+/// default action (an inherited SIG_IGN would reap the program unseen); the program gets the
+/// handlers the front door had. A
 /// file the kernel cannot execute (a script without "#!") is run by /bin/sh, as execvp does. Returns the wait status. Throws command_error
 /// when the program cannot be started (fork or exec failed: the exec's error is passed back).
 /// `pid`, when given, receives the program's process id.

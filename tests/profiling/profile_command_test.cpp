@@ -8,8 +8,10 @@
 #include "../../profiling/tools/profile_command.hpp"
 #include "support/temp_dir.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -134,6 +136,7 @@ TEST_CASE("cdpkit profile passes the program's exit status through and says when
   std::string err;
   CHECK(front_door(dir.path(), "profile -- sh -c 'exit 7'", err) == 7);
   CHECK(err == "cdpkit profile: no profile was written: 'sh' made no CUDA call that loads the injection library\n");
+  CHECK_FALSE(fs::exists(dir.path() / "report1.json"));  // the name taken for the run is given back
   CHECK(front_door(dir.path(), "profile sh -c 'kill -SEGV $$'", err) == 139);
   CHECK(err.find("cdpkit profile: 'sh' was killed by signal 11 (SIGSEGV)\n") == 0);
   CHECK(front_door(dir.path(), "profile sh -c 'exit 0' -- -o", err) == 0);  // a -- after the program is its own
@@ -170,6 +173,35 @@ TEST_CASE("cdpkit profile's own errors are one line and exit 2, and an existing 
   CHECK(front_door(dir.path(), "profile -o '' true", err) == 2);  // an empty name is not the default
 }
 
+TEST_CASE("SIGTERM sent to cdpkit profile alone goes on to the program, which ends by it") {
+  const cdpkit_test::temp_dir dir;
+  const fs::path ready = dir.path() / "ready";
+  const std::string program = "touch '" + ready.string() + "' && exec sleep 30";  // no orphan left
+  long front_pid = 0;
+  const pid_t front = ::fork();
+  REQUIRE(front >= 0);
+  const fs::path err_file = dir.path() / "stderr.txt";
+  if (front == 0) {
+    const int fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) ::dup2(fd, 2);
+    ::execl(CDPKIT_CLI_EXE, "cdpkit", "profile", "-o", (dir.path() / "run").c_str(), "--", "/bin/sh", "-c",
+            program.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  front_pid = front;
+  for (int k = 0; k < 2000 && !fs::exists(ready); ++k) ::usleep(10000);
+  REQUIRE(fs::exists(ready));
+  ::kill(static_cast<pid_t>(front_pid), SIGTERM);
+  int status = 0;
+  ::waitpid(front, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  // the front door outlived the signal: it passed it on and saw the program end by it
+  std::ifstream in(err_file);
+  const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(err.find("'/bin/sh' was killed by signal 15 (SIGTERM)") != std::string::npos);
+}
+
 TEST_CASE("cdpkit profile dies by the program's SIGINT after its report, so a calling script stops too") {
   const int status = run_program(CDPKIT_CLI_EXE, {"cdpkit", "profile", "--", "sh", "-c", "kill -INT $$"}, {});
   CHECK(WIFSIGNALED(status));
@@ -178,11 +210,13 @@ TEST_CASE("cdpkit profile dies by the program's SIGINT after its report, so a ca
 
 TEST_CASE("a default report name is taken exclusively: a second taker gets the next one") {
   const cdpkit_test::temp_dir dir;
+  fs::create_symlink(dir.path() / "nowhere", dir.path() / "report5.json");  // a broken link counts as taken
   CHECK(reserve_report_name(dir.path()) == "report1");
   CHECK(fs::file_size(dir.path() / "report1.json") == 0u);
   CHECK(reserve_report_name(dir.path()) == "report2");
   std::ofstream(dir.path() / "report3.html") << "<html>";
   CHECK(reserve_report_name(dir.path()) == "report4");
+  CHECK(reserve_report_name(dir.path()) == "report6");
   CHECK_THROWS_AS(reserve_report_name(dir.path() / "no-such-folder"), command_error);
 }
 

@@ -150,6 +150,26 @@ TEST_CASE("a second signal while the work runs ends the program at once by that 
   CHECK(e.seconds < 20);
 }
 
+TEST_CASE("the same sent signal again within a second is the same request: the work goes on") {
+  const cdpkit_test::temp_dir dir;
+  const fs::path started = dir.path() / "started", survived = dir.path() / "survived";
+  const child_end e = run_child([&] {
+    const auto slow = [&](const std::string&) {
+      std::ofstream(started) << "1";
+      std::this_thread::sleep_for(60s);
+    };
+    if (!watch_signals(slow, 120s)) ::_exit(3);
+    std::raise(SIGTERM);
+    std::raise(SIGTERM);  // a process group's copy beside a forwarded one
+    std::ofstream(survived) << "1";
+    while (!fs::exists(started)) std::this_thread::sleep_for(5ms);
+    std::raise(SIGINT);
+    run_on();
+  });
+  CHECK(fs::exists(survived));
+  CHECK(ended_by(e, SIGINT));
+}
+
 TEST_CASE("work that outlasts its bound is cut off: the program still ends by its signal") {
   const auto stuck = [](const std::string&) { std::this_thread::sleep_for(60s); };
   SUBCASE("a sent signal") {
