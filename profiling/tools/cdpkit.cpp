@@ -98,29 +98,28 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     throw command_error("unknown option " + cdpkit::quoted_input(command.front()) +
                         " (the program and its arguments follow the options, or --)");
   const std::string setting = cdpkit::tools::collect_setting(collect);
-  const std::string stem = named ? report_stem(output) : cdpkit::tools::next_report_name(fs::current_path());
-  if (stem.empty() || stem.find('%') != std::string::npos)
-    throw command_error("-o " + cdpkit::quoted_input(output) +
-                        ": not a report name (empty, or holding '%', which the injection library expands)");
-  const std::string json = stem + ".json", html = stem + ".html";
-  if (const fs::path folder = fs::path(json).parent_path(); !folder.empty()) {
-    std::error_code ec;
-    if (!fs::is_directory(folder, ec))
-      throw command_error("-o " + cdpkit::quoted_input(output) + ": the folder " +
-                          cdpkit::quoted_input(folder.string()) + " does not exist");
-  }
-  if (named) {  // a default name is taken below, fresh
-    check_output(json, force, "a JSON document", '{');
-    check_output(html, force, "an HTML report", '<');
+  std::string stem;  // the outputs' NAME; a default one is taken below, once nothing can refuse the run
+  if (named) {
+    stem = report_stem(output);
+    if (stem.empty() || stem.find('%') != std::string::npos)
+      throw command_error("-o " + cdpkit::quoted_input(output) +
+                          ": not a report name (empty, or holding '%', which the injection library expands)");
+    if (const fs::path folder = fs::path(stem).parent_path(); !folder.empty()) {
+      std::error_code ec;
+      if (!fs::is_directory(folder, ec))
+        throw command_error("-o " + cdpkit::quoted_input(output) + ": the folder " +
+                            cdpkit::quoted_input(folder.string()) + " does not exist");
+    }
+    check_output(stem + ".json", force, "a JSON document", '{');
+    check_output(stem + ".html", force, "an HTML report", '<');
   }
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
   const fs::path library = cdpkit::tools::find_injection_library(
       exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD});
-  // A default name is taken only now, that nothing else can refuse the run: NAME.json created
-  // empty, so that a front door started beside this one takes the next name.
-  const std::string taken = named ? std::string() : cdpkit::tools::reserve_report_name(fs::current_path());
-  const std::string out_stem = named ? stem : taken;
-  const std::string out_json = out_stem + ".json", out_html = out_stem + ".html";
+  // A default name is taken only now: NAME.json created empty, so that a front door started
+  // beside this one takes the next name.
+  if (!named) stem = cdpkit::tools::reserve_report_name(fs::current_path());
+  const std::string out_json = stem + ".json", out_html = stem + ".html";
   const auto release_name = [&] {
     std::error_code ec;
     if (!named && fs::is_regular_file(out_json, ec) && fs::file_size(out_json, ec) == 0) fs::remove(out_json, ec);
@@ -170,7 +169,7 @@ int profile(bool named, const std::string& output, const std::string& collect, b
   std::vector<std::string> written;
   std::vector<long> written_pids;
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    const std::string target = k == 0 ? out_json : out_stem + "." + std::to_string(parts[k].pid) + ".json";
+    const std::string target = k == 0 ? out_json : stem + "." + std::to_string(parts[k].pid) + ".json";
     std::error_code ec;
     if (k > 0 && fs::exists(fs::symlink_status(target, ec)) && !force) {
       std::cerr << "cdpkit profile: " << cdpkit::quoted_input(target) << " exists: process " << parts[k].pid
