@@ -96,40 +96,35 @@ void crash() {
 
 }  // namespace
 
-TEST_CASE("a program stopped by SIGTERM does the work, then ends by SIGTERM") {
+namespace {
+
+/// A program that starts the watch on every signal it has (its work writes why to a file), then
+/// does `stop`: it must end by `sig`, the work done first.
+void check_work_then_end(void (*stop)(), int sig, const std::string& why) {
   const cdpkit_test::temp_dir dir;
   const fs::path out = dir.path() / "profile.txt";
   const child_end e = run_child([&] {
     const auto watched = watch_signals(write_to(out));
     if (!watched || watched->size() != std::size(watched_by_default)) ::_exit(3);
-    std::raise(SIGTERM);
+    stop();
     run_on();
   });
-  CHECK(ended_by(e, SIGTERM));
-  CHECK(read_text(out) == "the program was stopped by signal 15 (SIGTERM)");
+  CHECK(ended_by(e, sig));
+  CHECK(read_text(out) == why);
+}
+
+}  // namespace
+
+TEST_CASE("a program stopped by SIGTERM does the work, then ends by SIGTERM") {
+  check_work_then_end([] { std::raise(SIGTERM); }, SIGTERM, "the program was stopped by signal 15 (SIGTERM)");
 }
 
 TEST_CASE("a crash does the work before the program ends by SIGSEGV") {
-  const cdpkit_test::temp_dir dir;
-  const fs::path out = dir.path() / "profile.txt";
-  const child_end e = run_child([&] {
-    if (!watch_signals(write_to(out))) ::_exit(3);
-    crash();
-    ::_exit(98);
-  });
-  CHECK(ended_by(e, SIGSEGV));
-  CHECK(read_text(out) == "the program was stopped by signal 11 (SIGSEGV)");
+  check_work_then_end(crash, SIGSEGV, "the program was stopped by signal 11 (SIGSEGV)");
 }
 
 TEST_CASE("abort() does the work before the program ends by SIGABRT") {
-  const cdpkit_test::temp_dir dir;
-  const fs::path out = dir.path() / "profile.txt";
-  const child_end e = run_child([&] {
-    if (!watch_signals(write_to(out))) ::_exit(3);
-    std::abort();
-  });
-  CHECK(ended_by(e, SIGABRT));
-  CHECK(read_text(out) == "the program was stopped by signal 6 (SIGABRT)");
+  check_work_then_end([] { std::abort(); }, SIGABRT, "the program was stopped by signal 6 (SIGABRT)");
 }
 
 TEST_CASE("a second signal while the work runs ends the program at once by that signal") {
