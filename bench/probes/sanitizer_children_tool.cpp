@@ -8,8 +8,8 @@
 //     entered and exited, the grid and block sizes the patched code read (%nctaid.x, %ntid.x), the
 //     SMs (%smid) and the time from a grid's first block entry to its last exit (%globaltimer);
 //   - %gridid against the launch callback's gridId for the host's launches;
-//   - calls by caller and target, the targets named where they are kernels of the module or the
-//     device runtime's entry points (cudaGetParameterBufferV2, cudaLaunchDeviceV2, ...);
+//   - calls by caller and target, the targets named from the cubin's symbol table (the device
+//     runtime's entry points among them: cudaGetParameterBufferV2, cudaLaunchDeviceV2, ...);
 //   - events of patches that had no userdata (orphans): device-launched grids, when the userdata
 //     a host launch gets is not passed on.
 //
@@ -25,6 +25,7 @@
 #include <sanitizer.h>
 
 #include <dlfcn.h>
+#include <elf.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -42,7 +43,7 @@ namespace {
 struct code_range {
   std::string name;
   std::uint64_t pc = 0, size = 0;
-  bool kernel = true;  ///< false: a device runtime entry point
+  bool kernel = true;  ///< false: another function of the module
 };
 
 struct tool_state {
@@ -88,6 +89,40 @@ std::string beside_this_library(const char* file) {
   return slash == std::string::npos ? std::string(file) : dir.substr(0, slash + 1) + file;
 }
 
+/// The names of the function symbols (STT_FUNC) of a cubin's symbol table; empty where the image
+/// is not a 64-bit ELF or is cut short.
+std::vector<std::string> function_symbols(const void* image, std::size_t size) {
+  std::vector<std::string> names;
+  const auto* bytes = static_cast<const char*>(image);
+  Elf64_Ehdr eh{};
+  if (bytes == nullptr || size < sizeof eh) return names;
+  std::memcpy(&eh, bytes, sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+      (size - eh.e_shoff) / sizeof(Elf64_Shdr) < eh.e_shnum)
+    return names;
+  const auto section = [&](std::size_t i) {
+    Elf64_Shdr sh{};
+    std::memcpy(&sh, bytes + eh.e_shoff + i * sizeof sh, sizeof sh);
+    return sh;
+  };
+  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
+    const Elf64_Shdr sh = section(i);
+    if (sh.sh_type != SHT_SYMTAB || sh.sh_link >= eh.e_shnum || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+      continue;
+    const Elf64_Shdr strings = section(sh.sh_link);
+    if (strings.sh_offset > size || strings.sh_size > size - strings.sh_offset) continue;
+    for (std::size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
+      Elf64_Sym sym{};
+      std::memcpy(&sym, bytes + sh.sh_offset + k * sizeof sym, sizeof sym);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_name >= strings.sh_size) continue;
+      const char* name = bytes + strings.sh_offset + sym.st_name;
+      names.emplace_back(name, strnlen(name, strings.sh_size - sym.st_name));
+    }
+  }
+  return names;
+}
+
 probe_buffer* buffer_for(tool_state& s, CUcontext ctx) {
   if (const auto it = s.buffers.find(ctx); it != s.buffers.end()) return it->second;
   const std::size_t bytes = sizeof(probe_buffer) + s.capacity * sizeof(probe_event);
@@ -127,16 +162,27 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
       s.code.push_back(r);
     if (s.mode == "function" && buffer != nullptr) ok(sanitizerSetCallbackData(f, buffer), "sanitizerSetCallbackData");
   }
-  for (const char* entry : {"cudaGetParameterBufferV2", "cudaLaunchDeviceV2", "cudaGetParameterBuffer",
-                            "cudaLaunchDevice", "cudaDeviceSynchronize", "cudaGetLastError"}) {
-    code_range r{entry, 0, 0, false};
-    if (sanitizerGetFunctionPcAndSize(m.module, entry, &r.pc, &r.size) == SANITIZER_SUCCESS) s.code.push_back(r);
+  // The module's other functions (the device runtime's entry points among them), named from the
+  // cubin's symbol table: call targets are then named too.
+  std::string runtime_entries;
+  unsigned others = 0;
+  for (const std::string& name : function_symbols(m.pCubin, m.cubinSize)) {
+    if (std::any_of(s.code.begin(), s.code.end(), [&](const code_range& r) { return r.name == name; })) continue;
+    code_range r{name, 0, 0, false};
+    if (sanitizerGetFunctionPcAndSize(m.module, name.c_str(), &r.pc, &r.size) != SANITIZER_SUCCESS) continue;
+    s.code.push_back(r);
+    ++others;
+    if (name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
+        name.find("ParameterBuffer") != std::string::npos)
+      runtime_entries += (runtime_entries.empty() ? "" : ", ") + name;
   }
+  std::fprintf(stderr, "probe: module loaded: %u kernels, %u other functions with a PC (device runtime: %s)\n", count,
+               others, runtime_entries.empty() ? "none named" : runtime_entries.c_str());
 }
 
 std::string name_at(const tool_state& s, std::uint64_t pc) {
   for (const auto& r : s.code)
-    if (pc >= r.pc && pc < r.pc + r.size) return r.kernel ? r.name : "device runtime: " + r.name;
+    if (pc >= r.pc && pc < r.pc + r.size) return r.kernel ? r.name : "device function " + r.name;
   char text[32];
   std::snprintf(text, sizeof text, "pc 0x%" PRIx64, pc);
   return text;
