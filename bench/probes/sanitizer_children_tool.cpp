@@ -16,12 +16,15 @@
 // Settings: CDP_PROBE_USERDATA = function (default: sanitizerSetCallbackData on every kernel of a
 // module when it loads), launch (sanitizerSetLaunchCallbackData on each host launch) or none;
 // CDP_PROBE_CAPACITY (events kept, default 2^25, 48 bytes each); CDP_PROBE_PATCHES (the patches'
-// fatbin; default sanitizer_children_patches.fatbin beside this library). Each problem is one line
+// fatbin; default sanitizer_children_patches.fatbin beside this library); CDP_PROBE_CUPTI=1 also
+// subscribes CUPTI (driver callbacks for cuLaunchKernel and kernel activity records) before the
+// Sanitizer API, as cdpkit's injection library would, and reports what each saw. Each problem is one line
 // "probe: ..." on stderr; the report lines start with "probe report".
 
 #include "sanitizer_children_events.h"
 
 #include <cuda.h>
+#include <cupti.h>
 #include <sanitizer.h>
 
 #include <dlfcn.h>
@@ -32,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -58,6 +62,9 @@ struct tool_state {
   std::map<std::uint64_t, std::string> host_grids;  ///< the launch callback's gridId -> kernel
   std::map<std::string, unsigned long long> launch_callbacks;  ///< LAUNCH_BEGIN by kernel name
   int reports = 0;
+  // CDP_PROBE_CUPTI=1: CUPTI in the same process (what cdpkit's injection library uses)
+  bool cupti = false;
+  std::atomic<unsigned long long> cupti_launch_callbacks{0}, cupti_kernel_records{0};
 };
 
 tool_state& state() {
@@ -77,6 +84,14 @@ bool ok(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return true;
   const char* text = nullptr;
   cuGetErrorString(r, &text);
+  std::fprintf(stderr, "probe: %s failed: %s (%d)\n", what, text != nullptr ? text : "?", static_cast<int>(r));
+  return false;
+}
+
+bool ok(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return true;
+  const char* text = nullptr;
+  cuptiGetResultString(r, &text);
   std::fprintf(stderr, "probe: %s failed: %s (%d)\n", what, text != nullptr ? text : "?", static_cast<int>(r));
   return false;
 }
@@ -268,12 +283,48 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
                 list(k.ntid).c_str(), k.sms.size(), k.grids > 0 ? k.span_us / static_cast<double>(k.grids) : 0.0);
   std::printf("probe report %d: %llu of %zu host launches seen by the launch callback have a grid with that %%gridid\n",
               s.reports, host_matched, s.host_grids.size());
+  if (s.cupti) {
+    ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
+    std::printf("probe report %d: CUPTI: %llu cuLaunchKernel callbacks, %llu kernel activity records\n", s.reports,
+                s.cupti_launch_callbacks.load(), s.cupti_kernel_records.load());
+  }
   for (const auto& [name, count] : s.launch_callbacks)
     std::printf("probe report %d: launch callback: %s %llu times\n", s.reports, name.c_str(), count);
   for (const auto& [pair, count] : calls)
     std::printf("probe report %d: calls from %s to %s: %llu\n", s.reports, pair.first.c_str(), pair.second.c_str(),
                 count);
   std::fflush(stdout);
+}
+
+void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  const auto* api = static_cast<const CUpti_CallbackData*>(data);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel &&
+      api->callbackSite == CUPTI_API_ENTER)
+    ++state().cupti_launch_callbacks;
+}
+
+void CUPTIAPI cupti_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *size = 1 << 20;
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, *size));
+  *max_records = 0;
+}
+
+void CUPTIAPI cupti_buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++state().cupti_kernel_records;
+  std::free(buffer);
+}
+
+/// CUPTI's driver callbacks and kernel activity records, beside the Sanitizer API: do both work in
+/// one process?
+void start_cupti() {
+  CUpti_SubscriberHandle subscriber{};
+  if (!ok(cuptiSubscribe(&subscriber, cupti_callback, nullptr), "cuptiSubscribe")) return;
+  ok(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
+     "cuptiEnableCallback(cuLaunchKernel)");
+  ok(cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed), "cuptiActivityRegisterCallbacks");
+  ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)");
 }
 
 void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -308,11 +359,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     s.capacity = std::max(1ull, std::strtoull(c, nullptr, 10));
   const char* p = std::getenv("CDP_PROBE_PATCHES");
   s.patches = p != nullptr && *p != '\0' ? p : beside_this_library("sanitizer_children_patches.fatbin");
+  if (const char* c = std::getenv("CDP_PROBE_CUPTI"); c != nullptr && std::strcmp(c, "1") == 0) {
+    s.cupti = true;
+    start_cupti();  // first, as cdpkit's injection library would have done
+  }
   if (!ok(sanitizerSubscribe(&s.subscriber, callback, nullptr), "sanitizerSubscribe")) return 0;
   ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "sanitizerEnableDomain(RESOURCE)");
   ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_LAUNCH), "sanitizerEnableDomain(LAUNCH)");
   ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE), "sanitizerEnableDomain(SYNCHRONIZE)");
-  std::fprintf(stderr, "probe: subscribed (userdata: %s, capacity %llu events, patches %s)\n", s.mode.c_str(),
-               s.capacity, s.patches.c_str());
+  std::fprintf(stderr, "probe: subscribed (userdata: %s, capacity %llu events, patches %s, CUPTI %s)\n",
+               s.mode.c_str(), s.capacity, s.patches.c_str(), s.cupti ? "too" : "not");
   return 1;
 }
