@@ -9,6 +9,10 @@ inline constexpr std::uint32_t probe_kind_block_exit = 1;
 inline constexpr std::uint32_t probe_kind_call = 2;
 inline constexpr int probe_kinds = 3;
 
+inline constexpr unsigned long long probe_record_events = 0;   ///< count and keep every event
+inline constexpr unsigned long long probe_record_count = 1;    ///< count events only (one atomic)
+inline constexpr unsigned long long probe_record_nothing = 2;  ///< return at once: the patch's own cost
+
 /// One patched point reached: what the grid's special registers said there.
 struct probe_event {
   std::uint64_t gridid;    ///< %gridid
@@ -27,6 +31,7 @@ struct probe_buffer {
   unsigned long long capacity;
   unsigned long long orphans[probe_kinds];  ///< events of patches that had no userdata, by kind
   unsigned long long orphan_last_gridid;    ///< the %gridid of the last of them
+  unsigned long long record;                ///< probe_record_*: what a patch with this buffer does
 };
 
 #if defined(__CUDACC__)

@@ -61,6 +61,11 @@ __device__ void record(void* userdata, std::uint32_t kind, std::uint64_t pc, std
     return;
   }
   auto* buffer = static_cast<probe_buffer*>(userdata);
+  if (buffer->record == probe_record_nothing) return;
+  if (buffer->record == probe_record_count) {
+    atomicAdd(&buffer->count, 1ull);
+    return;
+  }
   for (int k = 0; k < probe_kinds; ++k)  // carry the orphans' counts into a buffer the host reads
     atomicMax(&buffer->orphans[k], *static_cast<volatile unsigned long long*>(&orphan_counts[k]));
   atomicMax(&buffer->orphan_last_gridid, *static_cast<volatile unsigned long long*>(&orphan_last_gridid));

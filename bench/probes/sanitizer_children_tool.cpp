@@ -15,7 +15,9 @@
 //
 // Settings: CDP_PROBE_USERDATA = function (default: sanitizerSetCallbackData on every kernel of a
 // module when it loads), launch (sanitizerSetLaunchCallbackData on each host launch) or none;
-// CDP_PROBE_CAPACITY (events kept, default 2^25, 48 bytes each); CDP_PROBE_PATCHES (the patches'
+// CDP_PROBE_RECORD = events (default: every event kept), count (each patch one atomic add) or
+// nothing (each patch returns at once: the cost of the patches themselves); CDP_PROBE_CAPACITY
+// (events kept, default 2^25, 48 bytes each); CDP_PROBE_PATCHES (the patches'
 // fatbin; default sanitizer_children_patches.fatbin beside this library); CDP_PROBE_CUPTI=1 also
 // subscribes CUPTI (driver callbacks for cuLaunchKernel and kernel activity records) before the
 // Sanitizer API, as cdpkit's injection library would, and reports what each saw. Each problem is one line
@@ -54,6 +56,7 @@ struct tool_state {
   std::mutex mu;
   Sanitizer_SubscriberHandle subscriber{};
   std::string mode = "function";
+  std::string record = "events";  ///< CDP_PROBE_RECORD: events, count or nothing
   unsigned long long capacity = 1ull << 25;
   std::string patches;
   std::set<CUcontext> patched_contexts;
@@ -145,6 +148,7 @@ probe_buffer* buffer_for(tool_state& s, CUcontext ctx) {
   if (!ok(sanitizerAlloc(ctx, &p, bytes), "sanitizerAlloc")) return s.buffers[ctx] = nullptr;
   probe_buffer header{};
   header.capacity = s.capacity;
+  header.record = s.record == "count" ? probe_record_count : s.record == "nothing" ? probe_record_nothing : probe_record_events;
   ok(sanitizerMemset(p, 0, sizeof(probe_buffer), nullptr), "sanitizerMemset");
   ok(sanitizerMemcpyHostToDeviceAsync(p, &header, sizeof header, nullptr), "sanitizerMemcpyHostToDeviceAsync");
   return s.buffers[ctx] = static_cast<probe_buffer*>(p);
@@ -217,15 +221,15 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
   probe_buffer header{};
   if (!ok(sanitizerMemcpyDeviceToHost(&header, it->second, sizeof header, stream), "sanitizerMemcpyDeviceToHost"))
     return;
-  const unsigned long long n = std::min(header.count, header.capacity);
+  const unsigned long long n = s.record == "events" ? std::min(header.count, header.capacity) : 0;  // else none kept
   std::vector<probe_event> events(n);
   if (n > 0 && !ok(sanitizerMemcpyDeviceToHost(events.data(), probe_events(it->second), n * sizeof(probe_event), stream),
                    "sanitizerMemcpyDeviceToHost(events)"))
     return;
   ++s.reports;
-  std::printf("probe report %d (userdata: %s): %llu events reached, %llu kept; orphans (no userdata): "
+  std::printf("probe report %d (userdata: %s, record: %s): %llu events reached, %llu kept; orphans (no userdata): "
               "%llu block entries, %llu block exits, %llu calls; last orphan gridid %llu\n",
-              s.reports, s.mode.c_str(), header.count, n, header.orphans[probe_kind_block_enter],
+              s.reports, s.mode.c_str(), s.record.c_str(), header.count, n, header.orphans[probe_kind_block_enter],
               header.orphans[probe_kind_block_exit], header.orphans[probe_kind_call], header.orphan_last_gridid);
 
   std::map<std::uint64_t, grid_seen> grids;
@@ -353,6 +357,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   if (const char* m = std::getenv("CDP_PROBE_USERDATA"); m != nullptr && *m != '\0') s.mode = m;
   if (s.mode != "function" && s.mode != "launch" && s.mode != "none") {
     std::fprintf(stderr, "probe: CDP_PROBE_USERDATA=%s is not function, launch or none\n", s.mode.c_str());
+    return 0;
+  }
+  if (const char* r = std::getenv("CDP_PROBE_RECORD"); r != nullptr && *r != '\0') s.record = r;
+  if (s.record != "events" && s.record != "count" && s.record != "nothing") {
+    std::fprintf(stderr, "probe: CDP_PROBE_RECORD=%s is not events, count or nothing\n", s.record.c_str());
     return 0;
   }
   if (const char* c = std::getenv("CDP_PROBE_CAPACITY"); c != nullptr && *c != '\0')
