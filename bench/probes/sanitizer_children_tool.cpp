@@ -297,6 +297,26 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
   for (const auto& [pair, count] : calls)
     std::printf("probe report %d: calls from %s to %s: %llu\n", s.reports, pair.first.c_str(), pair.second.c_str(),
                 count);
+  // The first events in time, for a small report: how do launch calls and %gridid relate (can a
+  // grid's launcher be told from them)?
+  if (grids.size() <= 64) {
+    std::vector<const probe_event*> order;
+    for (const auto& e : events)
+      if (e.kind == probe_kind_call || (e.kind == probe_kind_block_enter && e.ctaid_x == 0)) order.push_back(&e);
+    std::sort(order.begin(), order.end(), [](const probe_event* a, const probe_event* b) { return a->timer_ns < b->timer_ns; });
+    const std::uint64_t t0 = order.empty() ? 0 : order.front()->timer_ns;
+    for (std::size_t i = 0; i < order.size() && i < 200; ++i) {
+      const probe_event& e = *order[i];
+      if (e.kind == probe_kind_call)
+        std::printf("probe report %d: t=%.3f us call in grid %llu block %u from %s to %s\n", s.reports,
+                    static_cast<double>(e.timer_ns - t0) / 1e3, static_cast<unsigned long long>(e.gridid), e.ctaid_x,
+                    name_at(s, e.pc).c_str(), name_at(s, e.target).c_str());
+      else
+        std::printf("probe report %d: t=%.3f us grid %llu starts (%s, %u blocks)\n", s.reports,
+                    static_cast<double>(e.timer_ns - t0) / 1e3, static_cast<unsigned long long>(e.gridid),
+                    name_at(s, e.pc).c_str(), e.nctaid_x);
+    }
+  }
   std::fflush(stdout);
 }
 
