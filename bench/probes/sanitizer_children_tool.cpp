@@ -26,7 +26,6 @@
 #include "sanitizer_children_events.h"
 
 #include <cuda.h>
-#include <cupti.h>
 #include <sanitizer.h>
 
 #include <dlfcn.h>
@@ -37,12 +36,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <vector>
+
+// sanitizer_children_cupti.cpp (its own translation unit: cupti.h and sanitizer.h both declare
+// placeholder CUDA types and cannot be included together).
+void probe_start_cupti();
+void probe_report_cupti(int report);
 
 namespace {
 
@@ -65,9 +68,7 @@ struct tool_state {
   std::map<std::uint64_t, std::string> host_grids;  ///< the launch callback's gridId -> kernel
   std::map<std::string, unsigned long long> launch_callbacks;  ///< LAUNCH_BEGIN by kernel name
   int reports = 0;
-  // CDP_PROBE_CUPTI=1: CUPTI in the same process (what cdpkit's injection library uses)
-  bool cupti = false;
-  std::atomic<unsigned long long> cupti_launch_callbacks{0}, cupti_kernel_records{0};
+  bool cupti = false;  ///< CDP_PROBE_CUPTI=1: CUPTI in the same process (sanitizer_children_cupti.cpp)
 };
 
 tool_state& state() {
@@ -87,14 +88,6 @@ bool ok(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return true;
   const char* text = nullptr;
   cuGetErrorString(r, &text);
-  std::fprintf(stderr, "probe: %s failed: %s (%d)\n", what, text != nullptr ? text : "?", static_cast<int>(r));
-  return false;
-}
-
-bool ok(CUptiResult r, const char* what) {
-  if (r == CUPTI_SUCCESS) return true;
-  const char* text = nullptr;
-  cuptiGetResultString(r, &text);
   std::fprintf(stderr, "probe: %s failed: %s (%d)\n", what, text != nullptr ? text : "?", static_cast<int>(r));
   return false;
 }
@@ -287,11 +280,7 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
                 list(k.ntid).c_str(), k.sms.size(), k.grids > 0 ? k.span_us / static_cast<double>(k.grids) : 0.0);
   std::printf("probe report %d: %llu of %zu host launches seen by the launch callback have a grid with that %%gridid\n",
               s.reports, host_matched, s.host_grids.size());
-  if (s.cupti) {
-    ok(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
-    std::printf("probe report %d: CUPTI: %llu cuLaunchKernel callbacks, %llu kernel activity records\n", s.reports,
-                s.cupti_launch_callbacks.load(), s.cupti_kernel_records.load());
-  }
+  if (s.cupti) probe_report_cupti(s.reports);
   for (const auto& [name, count] : s.launch_callbacks)
     std::printf("probe report %d: launch callback: %s %llu times\n", s.reports, name.c_str(), count);
   for (const auto& [pair, count] : calls)
@@ -318,37 +307,6 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
     }
   }
   std::fflush(stdout);
-}
-
-void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  const auto* api = static_cast<const CUpti_CallbackData*>(data);
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel &&
-      api->callbackSite == CUPTI_API_ENTER)
-    ++state().cupti_launch_callbacks;
-}
-
-void CUPTIAPI cupti_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-  *size = 1 << 20;
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, *size));
-  *max_records = 0;
-}
-
-void CUPTIAPI cupti_buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
-  CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
-    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++state().cupti_kernel_records;
-  std::free(buffer);
-}
-
-/// CUPTI's driver callbacks and kernel activity records, beside the Sanitizer API: do both work in
-/// one process?
-void start_cupti() {
-  CUpti_SubscriberHandle subscriber{};
-  if (!ok(cuptiSubscribe(&subscriber, cupti_callback, nullptr), "cuptiSubscribe")) return;
-  ok(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel),
-     "cuptiEnableCallback(cuLaunchKernel)");
-  ok(cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed), "cuptiActivityRegisterCallbacks");
-  ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)");
 }
 
 void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -390,7 +348,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   s.patches = p != nullptr && *p != '\0' ? p : beside_this_library("sanitizer_children_patches.fatbin");
   if (const char* c = std::getenv("CDP_PROBE_CUPTI"); c != nullptr && std::strcmp(c, "1") == 0) {
     s.cupti = true;
-    start_cupti();  // first, as cdpkit's injection library would have done
+    probe_start_cupti();  // first, as cdpkit's injection library would have done
   }
   if (!ok(sanitizerSubscribe(&s.subscriber, callback, nullptr), "sanitizerSubscribe")) return 0;
   ok(sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "sanitizerEnableDomain(RESOURCE)");
