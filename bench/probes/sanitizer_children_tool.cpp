@@ -56,7 +56,7 @@ struct code_range {
 };
 
 struct tool_state {
-  std::mutex mu;
+  std::recursive_mutex mu;  // the Sanitizer calls made under it call back (resource callbacks)
   Sanitizer_SubscriberHandle subscriber{};
   std::string mode = "function";
   std::string record = "events";  ///< CDP_PROBE_RECORD: events, count or nothing
@@ -311,7 +311,7 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
 
 void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   tool_state& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
+  std::lock_guard<std::recursive_mutex> lock(s.mu);
   if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
     module_loaded(s, *static_cast<const Sanitizer_ResourceModuleData*>(data));
   } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
