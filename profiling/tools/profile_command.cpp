@@ -178,21 +178,14 @@ void pass_on(int sig) {
 class program_signals {
  public:
   program_signals() {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    ::sigaction(SIGINT, &ignore, &old_[0]);
-    ::sigaction(SIGQUIT, &ignore, &old_[1]);
-    struct sigaction passed {};
-    passed.sa_handler = pass_on;
-    sigemptyset(&passed.sa_mask);
-    ::sigaction(SIGTERM, &passed, &old_[2]);
-    ::sigaction(SIGHUP, &passed, &old_[3]);
-    // An inherited SIGCHLD = SIG_IGN would reap the program unseen (waitpid: ECHILD).
-    struct sigaction child_default {};
-    child_default.sa_handler = SIG_DFL;
-    sigemptyset(&child_default.sa_mask);
-    ::sigaction(SIGCHLD, &child_default, &old_[4]);
+    // SIGCHLD at its default: an inherited SIG_IGN would reap the program unseen (waitpid: ECHILD).
+    const std::array<void (*)(int), signals_.size()> handlers{SIG_IGN, SIG_IGN, pass_on, pass_on, SIG_DFL};
+    for (std::size_t k = 0; k < signals_.size(); ++k) {
+      struct sigaction a {};
+      a.sa_handler = handlers[k];
+      sigemptyset(&a.sa_mask);
+      ::sigaction(signals_[k], &a, &old_[k]);
+    }
   }
   ~program_signals() { restore(); }
   /// The handlers as they were (also in the forked program, before its exec).
@@ -204,7 +197,7 @@ class program_signals {
 
  private:
   static constexpr std::array<int, 5> signals_{SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD};
-  struct sigaction old_[5] {};
+  struct sigaction old_[signals_.size()] {};
 };
 
 /// A file descriptor closed with the scope.

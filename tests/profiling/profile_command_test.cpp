@@ -177,7 +177,6 @@ TEST_CASE("SIGTERM sent to cdpkit profile alone goes on to the program, which en
   const cdpkit_test::temp_dir dir;
   const fs::path ready = dir.path() / "ready";
   const std::string program = "touch '" + ready.string() + "' && exec sleep 30";  // no orphan left
-  long front_pid = 0;
   const pid_t front = ::fork();
   REQUIRE(front >= 0);
   const fs::path err_file = dir.path() / "stderr.txt";
@@ -188,10 +187,9 @@ TEST_CASE("SIGTERM sent to cdpkit profile alone goes on to the program, which en
             program.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  front_pid = front;
   for (int k = 0; k < 2000 && !fs::exists(ready); ++k) ::usleep(10000);
   REQUIRE(fs::exists(ready));
-  ::kill(static_cast<pid_t>(front_pid), SIGTERM);
+  ::kill(front, SIGTERM);
   int status = 0;
   ::waitpid(front, &status, 0);
   CHECK(WIFSIGNALED(status));

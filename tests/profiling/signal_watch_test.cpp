@@ -113,6 +113,20 @@ void check_work_then_end(void (*stop)(), int sig, const std::string& why) {
   CHECK(read_text(out) == why);
 }
 
+/// In a child: starts the watch with work that creates `started`, then outlasts any test (60 s,
+/// bounded at 120 s); exits 3 when the watch cannot start.
+void watch_with_slow_work(const fs::path& started) {
+  const auto slow = [started](const std::string&) {
+    std::ofstream(started) << "1";
+    std::this_thread::sleep_for(60s);
+  };
+  if (!watch_signals(slow, 120s)) ::_exit(3);
+}
+
+void wait_until_exists(const fs::path& file) {
+  while (!fs::exists(file)) std::this_thread::sleep_for(5ms);
+}
+
 }  // namespace
 
 TEST_CASE("a program stopped by SIGTERM does the work, then ends by SIGTERM") {
@@ -131,13 +145,9 @@ TEST_CASE("a second signal while the work runs ends the program at once by that 
   const cdpkit_test::temp_dir dir;
   const fs::path started = dir.path() / "started";
   const child_end e = run_child([&] {
-    const auto slow = [&](const std::string&) {
-      std::ofstream(started) << "1";
-      std::this_thread::sleep_for(60s);
-    };
-    if (!watch_signals(slow, 120s)) ::_exit(3);
+    watch_with_slow_work(started);
     std::raise(SIGTERM);
-    while (!fs::exists(started)) std::this_thread::sleep_for(5ms);
+    wait_until_exists(started);
     std::raise(SIGINT);
     run_on();
   });
@@ -149,15 +159,11 @@ TEST_CASE("the same sent signal again within a second is the same request: the w
   const cdpkit_test::temp_dir dir;
   const fs::path started = dir.path() / "started", survived = dir.path() / "survived";
   const child_end e = run_child([&] {
-    const auto slow = [&](const std::string&) {
-      std::ofstream(started) << "1";
-      std::this_thread::sleep_for(60s);
-    };
-    if (!watch_signals(slow, 120s)) ::_exit(3);
+    watch_with_slow_work(started);
     std::raise(SIGTERM);
     std::raise(SIGTERM);  // a process group's copy beside a forwarded one
     std::ofstream(survived) << "1";
-    while (!fs::exists(started)) std::this_thread::sleep_for(5ms);
+    wait_until_exists(started);
     std::raise(SIGINT);
     run_on();
   });
