@@ -437,6 +437,7 @@ __device__ launch_result launch_impl(const launch_context& parent, std::uint16_t
       case stream_kind::fire_and_forget: st = cudaStreamFireAndForget; break;
       case stream_kind::tail: st = cudaStreamTailLaunch; break;
       case stream_kind::null_stream: st = 0; break;
+      case stream_kind::not_observed: break;  // a profile's word for launches it did not make
       case stream_kind::named_per_thread:
         err = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
         break;

@@ -556,8 +556,12 @@ site_profile read_site(const json& j, const cursor& c) {
   const json& streams = member(j, "streams", c);
   const cursor sc = c.at("streams");
   if (!streams.is_object()) sc.fail("expected an object");
-  for (int k = 0; k < stream_kind_count; ++k)
-    s.stream_launches[static_cast<std::size_t>(k)] = get_uint(streams, name(static_cast<stream_kind>(k)), sc);
+  for (int k = 0; k < stream_kind_count; ++k) {
+    const auto kind = static_cast<stream_kind>(k);
+    // "not_observed" (grids of an unmodified program) is optional: absent, none were launched
+    if (kind == stream_kind::not_observed && !streams.contains(name(kind))) continue;
+    s.stream_launches[static_cast<std::size_t>(k)] = get_uint(streams, name(kind), sc);
+  }
   s.inline_items = get_uint(j, "inline_items", c);
   s.child_threads = get_uint(j, "child_threads", c);
   s.child_blocks = get_uint(j, "child_blocks", c);

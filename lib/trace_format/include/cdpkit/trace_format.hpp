@@ -24,8 +24,12 @@ enum class stream_kind : std::uint8_t {
   named_per_thread = 1,  ///< a non-blocking stream created by the launching thread for this launch
   null_stream = 2,       ///< the block's implicit NULL stream: children of one block serialize
   tail = 3,              ///< cudaStreamTailLaunch: runs after the launching grid and its other work
+  /// Not seen: a grid an unmodified program launched, observed through the Compute Sanitizer API
+  /// (profiling/children), which sees the launch but not the stream it names. Never a launch
+  /// layer's choice (parse_stream_kind refuses it).
+  not_observed = 4,
 };
-inline constexpr int stream_kind_count = 4;
+inline constexpr int stream_kind_count = 5;
 
 /// What happened to one request for a child grid.
 enum class launch_outcome : std::uint8_t {
@@ -152,13 +156,14 @@ struct trace_snapshot {
 namespace schema {
 
 /// The profile's name of a stream kind: "fire_and_forget", "named_per_thread", "null_stream",
-/// "tail"; "unknown" for a value outside the enum.
+/// "tail", "not_observed"; "unknown" for a value outside the enum.
 constexpr const char* name(stream_kind kind) noexcept {
   switch (kind) {
     case stream_kind::fire_and_forget: return "fire_and_forget";
     case stream_kind::named_per_thread: return "named_per_thread";
     case stream_kind::null_stream: return "null_stream";
     case stream_kind::tail: return "tail";
+    case stream_kind::not_observed: return "not_observed";
   }
   return "unknown";
 }
