@@ -4,15 +4,11 @@
 
 #include "state.hpp"
 
-#include <unistd.h>
+#include "process_names.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cxxabi.h>
-#include <fstream>
-#include <ios>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -42,68 +38,12 @@ std::uint64_t env_count(const char* name, std::uint64_t fallback, std::uint64_t 
   return n;
 }
 
-/// The program's command line from /proc/self/cmdline, arguments joined by spaces (those with a
-/// space quoted); empty when it cannot be read.
-std::vector<std::string> command_line_words() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::string> words;
-  std::string word;
-  for (const char c : all) {
-    if (c == '\0') {
-      words.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  if (!word.empty()) words.push_back(word);
-  return words;
-}
-
-std::string base_name(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
-std::string command_line() {
-  std::string out;
-  for (const auto& w : command_line_words()) {
-    if (!out.empty()) out += ' ';
-    out += w.find_first_of(" \t") == std::string::npos ? w : "'" + w + "'";
-  }
-  return out;
-}
-
-std::string program_name() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) return base_name(std::string(buf, static_cast<std::size_t>(n)));
-  const auto words = command_line_words();
-  return words.empty() ? std::string("(unknown program)") : base_name(words.front());
-}
-
-std::string demangled(const std::string& mangled) {
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || d == nullptr) {
-    std::free(d);
-    return mangled;
-  }
-  std::string out(d);
-  std::free(d);
-  return out;
-}
-
-std::string profile_path() {
-  std::string p = env_or("CDPKIT_PROFILE_OUT", default_profile_out);
-  const std::string pid = std::to_string(::getpid());
-  for (auto at = p.find("%p"); at != std::string::npos; at = p.find("%p", at + pid.size()))
-    p.replace(at, 2, pid);
-  return p;
-}
+std::string command_line() { return detail::command_line(); }
+std::string program_name() { return detail::program_name(); }
+std::string demangled(const std::string& mangled) { return detail::demangled(mangled); }
+std::string profile_path() { return detail::profile_path("CDPKIT_PROFILE_OUT", default_profile_out); }
 
 void configure(state& s) {
   const std::string collect = env_or("CDPKIT_COLLECT", "metrics");

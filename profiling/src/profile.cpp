@@ -18,15 +18,6 @@
 
 namespace cdpkit::profiling {
 
-std::string utc_now_iso8601() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 namespace {
 
 /// The role of a site in the findings: a library site that probes inside child grids (e.g.

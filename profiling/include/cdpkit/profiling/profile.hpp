@@ -8,6 +8,7 @@
 #include <cdpkit/profiling/host_activity.hpp>
 #include <cdpkit/profiling/trace_session.hpp>
 #include <cdpkit/schema/profile.hpp>
+#include <cdpkit/schema/text.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -26,8 +27,8 @@ using run_info = schema::run_description;
 nlohmann::json device_json();
 /// The build: version, commit, architectures, build type, NVTX on/off.
 nlohmann::json build_json();
-/// The current UTC time as ISO 8601 (`2026-12-06T02:17:47Z`): when a profile or benchmark was made.
-std::string utc_now_iso8601();
+/// The current UTC time as ISO 8601: when a profile or benchmark was made (schema::utc_now_iso8601).
+using schema::utc_now_iso8601;
 /// A snapshot in the document's form: sites with activity only, named by the library's site
 /// registry (cdpkit::sites::site_name) with their roles, launch errors named by the CUDA runtime,
 /// its first `max_records` records, and its summary (schema::make_trace).

@@ -23,6 +23,9 @@ std::string fixed(double value, int digits);
 /// `value` with thousands separators: grouped(1234567) == "1,234,567".
 std::string grouped(std::uint64_t value);
 
+/// The current UTC time as ISO 8601 (`2026-12-06T02:17:47Z`): when a profile or benchmark was made.
+std::string utc_now_iso8601();
+
 /// A share in [0, 1] as a percentage: no decimals, one below 10 % (0.91 -> "91%",
 /// 0.034 -> "3.4%", 0 -> "0%").
 std::string percent(double share);
