@@ -1,0 +1,273 @@
+// From the patches' observations to the launch tree and the launch layer's records
+// (cdpkit/children/grids.hpp).
+
+#include <cdpkit/children/grids.hpp>
+
+#include <cdpkit/schema/text.hpp>
+
+#include "process_names.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace cdpkit::children {
+
+namespace {
+
+std::string demangle(const std::string& mangled) {
+  return mangled.empty() ? "(unknown kernel)" : profiling::detail::demangled(mangled);
+}
+
+/// floor(log2 v), 0 for v = 0, capped at the last bucket.
+std::size_t log2_bucket(std::uint64_t v) {
+  std::size_t b = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++b;
+  }
+  return std::min<std::size_t>(b, trace_limits::log2_buckets - 1);
+}
+
+}  // namespace
+
+linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls) {
+  linkage out;
+  out.call_of.assign(grids.size(), std::nullopt);
+  out.grid_of.assign(calls.size(), std::nullopt);
+  out.parent_of.assign(grids.size(), std::nullopt);
+  out.depth.assign(grids.size(), 0);
+
+  // the device runtime's grids of each kernel, in launch order (ids run downward)
+  std::map<std::string, std::vector<std::size_t>> grids_of_kernel, calls_of_kernel;
+  for (std::size_t g = 0; g < grids.size(); ++g)
+    if (!grids[g].host_launched) {
+      ++out.device_grids;
+      grids_of_kernel[grids[g].kernel].push_back(g);
+    }
+  for (auto& [kernel, list] : grids_of_kernel)
+    std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return grids[a].gridid > grids[b].gridid; });
+  for (std::size_t c = 0; c < calls.size(); ++c) calls_of_kernel[calls[c].child].push_back(c);
+  for (auto& [kernel, list] : calls_of_kernel) {
+    const bool tickets = std::all_of(list.begin(), list.end(), [&](std::size_t c) { return calls[c].ticket != no_ticket; });
+    std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
+      const auto& x = calls[a];
+      const auto& y = calls[b];
+      if (tickets) return x.ticket < y.ticket;
+      return std::tie(x.t_ns, x.caller_gridid, x.offset) < std::tie(y.t_ns, y.caller_gridid, y.offset);
+    });
+  }
+  // Calls whose child kernel the code does not name take the grids their named kernels left.
+  std::vector<std::size_t> spare_grids;
+  for (auto& [kernel, list] : grids_of_kernel) {
+    auto calls_it = calls_of_kernel.find(kernel);
+    const std::size_t n = kernel.empty() || calls_it == calls_of_kernel.end() ? 0 : calls_it->second.size();
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      if (k < n) {
+        const std::size_t c = calls_it->second[k];
+        out.call_of[list[k]] = c;
+        out.grid_of[c] = list[k];
+      } else {
+        spare_grids.push_back(list[k]);
+      }
+    }
+  }
+  if (const auto unnamed = calls_of_kernel.find(std::string()); unnamed != calls_of_kernel.end()) {
+    std::sort(spare_grids.begin(), spare_grids.end(),
+              [&](std::size_t a, std::size_t b) { return grids[a].gridid > grids[b].gridid; });
+    for (std::size_t k = 0; k < spare_grids.size() && k < unnamed->second.size(); ++k) {
+      out.call_of[spare_grids[k]] = unnamed->second[k];
+      out.grid_of[unnamed->second[k]] = spare_grids[k];
+    }
+  }
+  for (std::size_t g = 0; g < grids.size(); ++g)
+    if (!grids[g].host_launched && !out.call_of[g]) ++out.unexplained_grids;
+  for (std::size_t c = 0; c < calls.size(); ++c)
+    if (!out.grid_of[c]) ++out.failed_calls;
+    else if (grids[*out.grid_of[c]].first_ns != ~0ull && grids[*out.grid_of[c]].first_ns < calls[c].t_ns) ++out.before_call;
+
+  // parents and depths: a grid's parent is the grid that made its call
+  std::unordered_map<std::uint64_t, std::size_t> by_id;
+  for (std::size_t g = 0; g < grids.size(); ++g) by_id.emplace(grids[g].gridid, g);
+  for (std::size_t g = 0; g < grids.size(); ++g) {
+    if (!out.call_of[g]) continue;
+    const auto it = by_id.find(calls[*out.call_of[g]].caller_gridid);
+    if (it != by_id.end() && it->second != g) out.parent_of[g] = it->second;
+  }
+  for (std::size_t c = 0; c < calls.size(); ++c)
+    if (by_id.find(calls[c].caller_gridid) == by_id.end()) ++out.unknown_parent;
+  // depth: the chain of parents (bounded: a malformed chain ends rather than loops)
+  for (std::size_t g = 0; g < grids.size(); ++g) {
+    if (grids[g].host_launched) continue;
+    std::uint32_t d = 1;
+    std::size_t at = g;
+    while (out.parent_of[at] && !grids[*out.parent_of[at]].host_launched && d < grids.size()) {
+      at = *out.parent_of[at];
+      ++d;
+    }
+    out.depth[g] = d;
+  }
+  return out;
+}
+
+std::string site_name(const call_site& site) {
+  if (site.caller.empty()) return "other launch sites";
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(site.offset));
+  return demangle(site.caller) + " \u2192 " + demangle(site.child) + " (" + offset + ")";
+}
+
+trace_snapshot children_snapshot(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls,
+                                 const linkage& link, std::vector<call_site>& sites) {
+  trace_snapshot snap;
+  snap.sites.assign(trace_limits::max_sites, site_counters{});
+  sites.clear();
+
+  // sites: the call instructions, the busiest first; beyond max_sites - 1 pooled in the last
+  std::map<std::tuple<std::string, std::uint64_t, std::string>, std::uint64_t> per_site;
+  for (const auto& c : calls) ++per_site[{c.caller, c.offset, c.child}];
+  std::vector<std::pair<std::uint64_t, call_site>> ordered;
+  for (const auto& [key, n] : per_site) ordered.push_back({n, {std::get<0>(key), std::get<2>(key), std::get<1>(key)}});
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const std::size_t own = ordered.size() <= trace_limits::max_sites ? ordered.size() : trace_limits::max_sites - 1;
+  std::map<std::tuple<std::string, std::uint64_t, std::string>, std::uint16_t> site_id;
+  for (std::size_t k = 0; k < ordered.size(); ++k) {
+    const auto& s = ordered[k].second;
+    site_id[{s.caller, s.offset, s.child}] = static_cast<std::uint16_t>(std::min(k, own));
+    if (k < own) sites.push_back(s);
+  }
+  if (own < ordered.size()) sites.push_back(call_site{});
+
+  // records in time order; a record's parent is the record of the call that made the calling grid
+  std::vector<std::size_t> order(calls.size());
+  for (std::size_t c = 0; c < calls.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return calls[a].t_ns < calls[b].t_ns; });
+  std::vector<std::uint32_t> record_of_call(calls.size(), no_record);
+  for (std::size_t k = 0; k < order.size(); ++k) record_of_call[order[k]] = static_cast<std::uint32_t>(k);
+  std::unordered_map<std::uint64_t, std::size_t> by_id;
+  for (std::size_t g = 0; g < grids.size(); ++g) by_id.emplace(grids[g].gridid, g);
+
+  for (const std::size_t c : order) {
+    const launch_call& call = calls[c];
+    const std::uint16_t site = site_id[{call.caller, call.offset, call.child}];
+    site_counters& sc = snap.sites[site];
+    launch_record r{};
+    r.t_ns = call.t_ns;
+    r.id = record_of_call[c];
+    r.parent = no_record;
+    r.site = site;
+    std::uint32_t caller_depth = 0;
+    if (const auto p = by_id.find(call.caller_gridid); p != by_id.end()) {
+      caller_depth = link.depth[p->second];
+      if (link.call_of[p->second]) r.parent = record_of_call[*link.call_of[p->second]];
+    }
+    r.depth = static_cast<std::uint16_t>(std::min<std::uint32_t>(caller_depth + 1, 0xffff));
+    r.stream = static_cast<std::uint8_t>(stream_kind::not_observed);
+    r.work = 0;
+    r.error = 0;
+    r.start_ns = no_time_start;
+    r.end_ns = no_time_end;
+    ++sc.requests;
+    if (const auto g = link.grid_of[c]) {
+      const grid_seen& grid = grids[*g];
+      r.outcome = static_cast<std::uint8_t>(launch_outcome::launched);
+      r.blocks = static_cast<std::uint32_t>(std::min<std::uint64_t>(grid.blocks, 0xffffffffu));
+      r.child_block_threads = static_cast<std::uint32_t>(std::min<std::uint64_t>(grid.block_threads, 0xffffffffu));
+      if (grid.first_ns != ~0ull && grid.last_ns != 0 && grid.first_ns <= grid.last_ns) {
+        r.start_ns = grid.first_ns;
+        r.end_ns = grid.last_ns;
+      }
+      const std::uint64_t threads = grid.blocks * grid.block_threads;
+      ++sc.outcomes[static_cast<int>(launch_outcome::launched)];
+      sc.child_threads += threads;
+      sc.child_blocks += grid.blocks;
+      if (threads < tiny_grid_work) ++sc.tiny_launches;
+      ++sc.stream_launches[static_cast<int>(stream_kind::not_observed)];
+      ++sc.threads_log2[log2_bucket(threads)];
+      ++sc.blocks_log2[log2_bucket(grid.blocks)];
+      ++sc.depth_hist[std::min<std::uint32_t>(r.depth, trace_limits::depth_buckets - 1)];
+      sc.max_depth = std::max<unsigned>(sc.max_depth, r.depth);
+    } else {
+      r.outcome = static_cast<std::uint8_t>(launch_outcome::fallback_error);  // the code is not seen
+      ++sc.outcomes[static_cast<int>(launch_outcome::fallback_error)];
+      ++sc.error_overflow;
+    }
+    snap.records.push_back(r);
+  }
+  snap.totals.records_requested = snap.records.size();
+  snap.refusals_recorded = false;
+  return snap;
+}
+
+schema::profile children_profile(const collection& c, const std::string& program, const std::string& input,
+                                 const schema::device_profile& device, const nlohmann::json& build) {
+  schema::profile p;
+  p.program = program;
+  p.created = schema::utc_now_iso8601();
+  p.device = device;
+  p.build = build;
+
+  const linkage link = link_grids(c.grids, c.calls);
+  std::vector<call_site> sites;
+  trace_snapshot snap = children_snapshot(c.grids, c.calls, link, sites);
+  snap.pending_launch_limit = static_cast<int>(std::min<std::uint64_t>(c.pending_limit, 0x7fffffff));
+  schema::trace_naming naming;
+  naming.site_name = [&](std::uint16_t id) { return id < sites.size() ? site_name(sites[id]) : "site." + std::to_string(id); };
+  naming.role = [](std::uint16_t, const site_counters&) { return schema::site_role::launch; };
+  naming.error_name = [](int code) { return "error " + std::to_string(code); };
+
+  schema::run_profile run;
+  run.id = 0;
+  run.algorithm = "injected";
+  run.variant = "children";
+  run.input = input;
+  run.checked = false;
+  run.verified = false;
+  std::uint64_t first = ~0ull, last = 0;
+  for (const auto& g : c.grids) {
+    if (g.first_ns != ~0ull) first = std::min(first, g.first_ns);
+    last = std::max(last, g.last_ns);
+  }
+  run.ms = first != ~0ull && last > first ? static_cast<double>(last - first) / 1e6 : 0.0;
+  run.params = {{"grids", c.grids.size()}, {"device_grids", link.device_grids}, {"launch_calls", c.calls.size()}};
+  run.trace = schema::make_trace(snap, naming, snap.records.size());
+  p.runs.push_back(std::move(run));
+
+  schema::host_activity_profile host;
+  for (const auto& g : c.grids)
+    if (g.host_launched)
+      host.kernels.push_back({0, g.kernel, g.first_ns != ~0ull ? g.first_ns : g.last_ns, g.last_ns, g.blocks, g.block_threads});
+  std::sort(host.kernels.begin(), host.kernels.end(),
+            [](const schema::activity_kernel& a, const schema::activity_kernel& b) { return a.start_ns < b.start_ns; });
+  p.host_activity = std::move(host);
+
+  schema::collector_profile col;
+  col.requested = {"children"};
+  col.notes = c.notes;
+  const auto say = [&](const std::string& why) { col.notes.push_back("children: " + why); };
+  say("every grid seen through the Compute Sanitizer API's block-entry and block-exit patches, every device "
+      "launch through its call patch; a grid is linked to the call that made it by the order in which the device "
+      "runtime numbers its grids; host grids' times are on %globaltimer, the records' clock");
+  if (link.failed_calls > 0)
+    say(std::to_string(link.failed_calls) + " launch calls made no grid (failed launches; the last calls of the "
+        "kernel they launch are taken as the failed ones, their error code is not seen)");
+  if (link.unexplained_grids > 0)
+    say(std::to_string(link.unexplained_grids) + " device-launched grids match no launch call: they are not in the trace");
+  if (link.before_call > 0)
+    say(std::to_string(link.before_call) + " grids started before the call they were linked to: the launch order "
+        "was not the order of %gridid there, and those links may be wrong");
+  if (link.unknown_parent > 0)
+    say(std::to_string(link.unknown_parent) + " launch calls came from grids whose blocks were not seen");
+  if (c.lock_timeouts > 0)
+    say(std::to_string(c.lock_timeouts) + " launch calls gave up waiting for the launch lock: launches were ordered "
+        "by their times from then on");
+  if (c.grids_lost > 0) say(std::to_string(c.grids_lost) + " grids did not fit the device buffer (CDPKIT_CHILDREN_GRIDS)");
+  if (c.calls_lost > 0) say(std::to_string(c.calls_lost) + " launch calls did not fit the device buffer (CDPKIT_CHILDREN_GRIDS)");
+  col.incomplete = c.incomplete;
+  p.collector = std::move(col);
+  return p;
+}
+
+}  // namespace cdpkit::children
