@@ -29,6 +29,8 @@
 #include <cdpkit/report/profile.hpp>
 #include <cdpkit/schema/text.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <unistd.h>
@@ -38,6 +40,8 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <iostream>
 #include <new>
 #include <string>
@@ -91,13 +95,29 @@ void check_output(const std::string& path, bool force, const char* what, char fi
   std::_Exit(fallback_status);
 }
 
-int profile(bool named, const std::string& output, const std::string& collect, bool force,
+/// The text of a file, or empty when it cannot be read.
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// One run of the program under one injection library.
+struct library_run {
+  std::string tag;  ///< "children" or "cupti": the part files' prefix holds it
+  fs::path library;
+  std::vector<std::pair<std::string, std::string>> env;
+  long pid = 0;
+  cdpkit::tools::program_end end;
+  std::vector<cdpkit::tools::process_profile> parts;
+};
+
+int profile(bool named, const std::string& output, const std::string& collect, bool collect_given, bool force,
             const std::vector<std::string>& command) {
   if (command.empty()) throw command_error("no program given: cdpkit profile [options] [--] <program> [arguments...]");
   if (command.front().size() > 1 && command.front()[0] == '-')
     throw command_error("unknown option " + cdpkit::quoted_input(command.front()) +
                         " (the program and its arguments follow the options, or --)");
-  const std::string setting = cdpkit::tools::collect_setting(collect);
+  cdpkit::tools::collect_plan plan = cdpkit::tools::collect_setting(collect);
   std::string stem;  // the outputs' NAME; a default one is taken below, once nothing can refuse the run
   if (named) {
     stem = report_stem(output);
@@ -114,8 +134,27 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     check_output(stem + ".html", force, "an HTML report", '<');
   }
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
-  const fs::path library = cdpkit::tools::find_injection_library(
-      exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD});
+  // The runs: the children collector first (every grid), then CUPTI's (metrics, timeline or the
+  // host timeline); the two cannot share a process.
+  std::vector<library_run> runs;
+  if (plan.children) {
+    const std::vector<std::string> places{CDPKIT_CHILDREN_FROM_INSTALLED, CDPKIT_CHILDREN_FROM_BUILD};
+    if (const auto lib = cdpkit::tools::find_library_beside(exe_dir(), places)) {
+      runs.push_back({"children", *lib, {}, 0, {}, {}});
+    } else if (collect_given) {
+      cdpkit::tools::find_injection_library(exe_dir(), places, "libcdpkit_children.so");  // throws, naming the places
+    } else {
+      std::cerr << "cdpkit profile: libcdpkit_children.so is not installed (the CUDA Toolkit cdpkit was built with had "
+                   "no Compute Sanitizer API): device-launched grids are not collected\n";
+    }
+  }
+  if (!plan.cupti.empty())
+    runs.push_back({"cupti",
+                    cdpkit::tools::find_injection_library(exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD}),
+                    {{"CDPKIT_COLLECT", plan.cupti}}, 0, {}, {}});
+  if (runs.size() > 1)
+    std::cerr << "cdpkit profile: the program runs twice: once for every grid it launches (Compute Sanitizer API), "
+                 "once for CUPTI's " << plan.cupti << " (the two cannot share a process)\n";
   // A default name is taken only now: NAME.json created empty, so that a front door started
   // beside this one takes the next name.
   if (!named) stem = cdpkit::tools::reserve_report_name(fs::current_path());
@@ -124,39 +163,62 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     std::error_code ec;
     if (!named && fs::is_regular_file(out_json, ec) && fs::file_size(out_json, ec) == 0) fs::remove(out_json, ec);
   };
-  // Each process that loads the library writes a file of its own ("%p": its process id), moved
-  // onto NAME.json after: an existing NAME.json (--force-overwrite) is kept when the run writes no
-  // profile, and a program that starts CUDA programs of its own leaves one profile each.
+  // Each process that loads a library writes a file of its own ("%p": its process id), merged or
+  // moved onto NAME.json after: an existing NAME.json (--force-overwrite) is kept when no run writes
+  // a profile, and a program that starts CUDA programs of its own leaves one profile each.
   const fs::path absolute_json = fs::absolute(out_json);
-  const std::string prefix = absolute_json.filename().string() + ".cdpkit-" + std::to_string(::getpid()) + "-";
+  const std::string base_prefix = absolute_json.filename().string() + ".cdpkit-" + std::to_string(::getpid()) + "-";
   const fs::path folder = absolute_json.parent_path();
-  for (const auto& stale : cdpkit::tools::find_process_profiles(folder, prefix, 0)) {  // a reused process id's
-    std::error_code ec;
-    fs::remove(stale.path, ec);
-  }
 
-  long pid = 0;
-  int status = 0;
-  try {
-    status = cdpkit::tools::run_program(program, command,
-                                        {{"CUDA_INJECTION64_PATH", library.string()},
-                                         {"CDPKIT_PROFILE_OUT", (folder / (prefix + "%p.part")).string()},
-                                         {"CDPKIT_COLLECT", setting}},
-                                        &pid);
-  } catch (...) {
-    release_name();
-    throw;
+  const cdpkit::tools::program_end* last_end = nullptr;
+  for (library_run& r : runs) {
+    const std::string prefix = base_prefix + r.tag + "-";
+    for (const auto& stale : cdpkit::tools::find_process_profiles(folder, prefix, 0)) {  // a reused process id's
+      std::error_code ec;
+      fs::remove(stale.path, ec);
+    }
+    std::vector<std::pair<std::string, std::string>> env = r.env;
+    env.emplace_back("CUDA_INJECTION64_PATH", r.library.string());
+    env.emplace_back("CDPKIT_PROFILE_OUT", (folder / (prefix + "%p.part")).string());
+    int status = 0;
+    try {
+      status = cdpkit::tools::run_program(program, command, env, &r.pid);
+    } catch (...) {
+      release_name();
+      throw;
+    }
+    r.end = cdpkit::tools::describe_end(status, command.front());
+    last_end = &r.end;
+    if (!r.end.message.empty()) std::cerr << "cdpkit profile: " << r.end.message << "\n";
+    r.parts = cdpkit::tools::find_process_profiles(folder, prefix, r.pid);
+    if (r.end.signal != 0) break;  // a program stopped by a signal is not run again
   }
-  const cdpkit::tools::program_end end = cdpkit::tools::describe_end(status, command.front());
+  const cdpkit::tools::program_end end = last_end != nullptr ? *last_end : cdpkit::tools::program_end{};
   const auto finish = [&](int code) {
     if (end.signal == SIGINT || end.signal == SIGQUIT || end.signal == SIGTERM || end.signal == SIGHUP)
       die_by(end.signal, code);
     return code;
   };
   const int failed = end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error;
-  if (!end.message.empty()) std::cerr << "cdpkit profile: " << end.message << "\n";
-  const std::vector<cdpkit::tools::process_profile> parts = cdpkit::tools::find_process_profiles(folder, prefix, pid);
-  if (parts.empty()) {
+  // The program's profile (or, when the program itself made no CUDA call, the first process's) is
+  // NAME.json, its runs' profiles merged; another process's is NAME.<pid>.json. The report shows them all.
+  nlohmann::json main_doc;
+  std::vector<fs::path> merged;
+  std::vector<cdpkit::tools::process_profile> others;
+  for (const library_run& r : runs) {
+    if (r.parts.empty()) continue;
+    nlohmann::json doc = nlohmann::json::parse(file_text(r.parts.front().path), nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      std::cerr << "cdpkit profile: the " << r.tag << " run's profile " << cdpkit::quoted_input(r.parts.front().path.string())
+                << " is not a JSON document: left as it is\n";
+    } else {
+      main_doc = r.tag == "cupti" ? cdpkit::tools::merge_profiles(std::move(doc), std::move(main_doc))
+                                  : cdpkit::tools::merge_profiles(std::move(main_doc), std::move(doc));
+      merged.push_back(r.parts.front().path);
+    }
+    others.insert(others.end(), r.parts.begin() + 1, r.parts.end());
+  }
+  if (main_doc.is_null()) {
     release_name();
     std::cerr << "cdpkit profile: no profile was written: " << cdpkit::quoted_input(command.front())
               << (end.message.empty() ? " made no CUDA call that loads the injection library"
@@ -164,30 +226,38 @@ int profile(bool named, const std::string& output, const std::string& collect, b
               << "\n";
     return finish(end.exit_code);
   }
-  // The program's profile (or, when the program itself made no CUDA call, the first process's) is
-  // NAME.json; another process's is NAME.<pid>.json. The report shows them all.
   std::vector<std::string> written;
   std::vector<long> written_pids;
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    const std::string target = k == 0 ? out_json : stem + "." + std::to_string(parts[k].pid) + ".json";
+  try {
+    cdpkit::schema::write_json_file(main_doc, out_json);
+  } catch (const std::exception& e) {
+    std::cerr << "cdpkit profile: the profile could not be written to " << cdpkit::quoted_input(out_json) << " ("
+              << e.what() << ")\n";
+    release_name();
+    return finish(failed);
+  }
+  for (const auto& m : merged) {
     std::error_code ec;
-    if (k > 0 && fs::exists(fs::symlink_status(target, ec)) && !force) {
-      std::cerr << "cdpkit profile: " << cdpkit::quoted_input(target) << " exists: process " << parts[k].pid
-                << "'s profile is left in " << cdpkit::quoted_input(parts[k].path.string()) << "\n";
+    fs::remove(m, ec);
+  }
+  written.push_back(out_json);
+  written_pids.push_back(runs.front().pid);
+  for (const auto& part : others) {
+    const std::string target = stem + "." + std::to_string(part.pid) + ".json";
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(target, ec)) && !force) {
+      std::cerr << "cdpkit profile: " << cdpkit::quoted_input(target) << " exists: process " << part.pid
+                << "'s profile is left in " << cdpkit::quoted_input(part.path.string()) << "\n";
       continue;
     }
-    fs::rename(parts[k].path, target, ec);
+    fs::rename(part.path, target, ec);
     if (ec) {
       std::cerr << "cdpkit profile: the profile could not be moved to " << cdpkit::quoted_input(target) << " ("
-                << ec.message() << "); it is in " << cdpkit::quoted_input(parts[k].path.string()) << "\n";
-      if (k == 0) {
-        release_name();
-        return finish(failed);
-      }
+                << ec.message() << "); it is in " << cdpkit::quoted_input(part.path.string()) << "\n";
       continue;
     }
     written.push_back(target);
-    written_pids.push_back(parts[k].pid);
+    written_pids.push_back(part.pid);
   }
   std::string incomplete;
   try {
@@ -202,10 +272,8 @@ int profile(bool named, const std::string& output, const std::string& collect, b
   }
   std::cerr << "cdpkit profile: ";
   if (written.size() > 1) {
-    std::cerr << written.size() << " processes made CUDA calls: wrote";
-    for (std::size_t k = 0; k < written.size(); ++k)
-      std::cerr << " " << written[k] << " (process " << written_pids[k] << (written_pids[k] == pid ? ", the program" : "")
-                << "),";
+    std::cerr << written.size() << " profiles: wrote";
+    for (std::size_t k = 0; k < written.size(); ++k) std::cerr << " " << written[k] << " (process " << written_pids[k] << "),";
     std::cerr << " and " << out_html << " (all " << written.size() << ")";
   } else {
     std::cerr << "wrote " << out_json << " and " << out_html;
@@ -220,14 +288,17 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("cdpkit ") + CDPKIT_VERSION);
   CLI::App* prof = app.add_subcommand(
       "profile", "run a program under cdpkit's injection library; write NAME.json (profile) and NAME.html (report)");
-  std::string output, collect = "metrics";
+  std::string output, collect = "metrics,children";
   bool force = false;
   CLI::Option* named = prof->add_option("-o,--output", output,
                    "NAME of the profile and report (NAME.json, NAME.html); default report1, report2, ... "
                    "(the first free)");
-  prof->add_option("--collect", collect,
-                   "metrics (CUPTI's range profiler: one range per host kernel launch, the grids it "
-                   "launches folded in), timeline (PM sampling), none (host timeline only) or all")
+  CLI::Option* collect_opt = prof->add_option("--collect", collect,
+                   "a comma-separated list: children (every grid, device-launched ones included: size, depth, "
+                   "times, launching grid and call site, through the Compute Sanitizer API), metrics (CUPTI's "
+                   "range profiler: one range per host kernel launch, the grids it launches folded in), timeline "
+                   "(PM sampling), none (host timeline only), all (children and metrics). children and CUPTI's "
+                   "parts cannot share a process: with both, the program runs twice")
       ->capture_default_str();
   prof->add_flag("--force-overwrite", force, "replace NAME.json and NAME.html when they exist");
   prof->prefix_command();  // the first positional and everything after it are the program's
@@ -255,7 +326,7 @@ int run(int argc, char** argv) {
                   " before -- (the program and its arguments follow the options and --)");
     command.assign(argv + ours + 1, argv + argc);
   }
-  return profile(named->count() > 0, output, collect, force, command);
+  return profile(named->count() > 0, output, collect, collect_opt->count() > 0, force, command);
 }
 
 }  // namespace

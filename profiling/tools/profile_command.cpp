@@ -115,38 +115,75 @@ fs::path resolve_program(const std::string& name, const char* path_env) {
                     (first_reason.empty() ? std::string() : " (" + first_reason + ")"));
 }
 
-fs::path find_injection_library(const fs::path& exe_dir, const std::vector<std::string>& relative_candidates) {
-  std::string looked;
+std::optional<fs::path> find_library_beside(const fs::path& exe_dir, const std::vector<std::string>& relative_candidates) {
   for (const auto& rel : relative_candidates) {
     const fs::path p = (exe_dir / rel).lexically_normal();
     std::error_code ec;
     if (fs::is_regular_file(p, ec)) return p;
-    looked += (looked.empty() ? "" : ", ") + p.string();
   }
-  throw command_error("the injection library libcdpkit_inject.so is not installed beside this program (looked at " +
-                    looked + ")");
+  return std::nullopt;
 }
 
-std::string collect_setting(const std::string& collect) {
-  static const std::map<std::string, std::string> known{
-      {"metrics", "metrics"}, {"timeline", "timeline"}, {"none", "none"}, {"all", "metrics"}};
+fs::path find_injection_library(const fs::path& exe_dir, const std::vector<std::string>& relative_candidates,
+                                const std::string& file) {
+  if (auto found = find_library_beside(exe_dir, relative_candidates)) return *found;
+  std::string looked;
+  for (const auto& rel : relative_candidates) looked += (looked.empty() ? "" : ", ") + (exe_dir / rel).lexically_normal().string();
+  throw command_error("the injection library " + file + " is not installed beside this program (looked at " + looked + ")");
+}
+
+collect_plan collect_setting(const std::string& collect) {
   std::vector<std::string> parts;
   std::stringstream in(collect);
   for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
   if (collect.empty() || collect.back() == ',') parts.emplace_back();
-  std::string setting;
+  collect_plan plan;
+  bool none = false;
   for (const auto& part : parts) {
-    const auto it = known.find(part);
-    if (it == known.end())
+    std::string cupti;
+    if (part == "metrics" || part == "timeline") {
+      cupti = part;
+    } else if (part == "all") {
+      cupti = "metrics";
+      plan.children = true;
+    } else if (part == "children") {
+      plan.children = true;
+    } else if (part == "none") {
+      none = true;
+    } else {
       throw command_error("--collect " + quoted_input(collect) + ": " + quoted_input(part) +
-                        " is not one of metrics, timeline, none, all");
-    if (!setting.empty() && setting != it->second)
+                          " is not one of metrics, timeline, children, none, all");
+    }
+    if (!cupti.empty() && !plan.cupti.empty() && plan.cupti != cupti)
       throw command_error("--collect " + quoted_input(collect) +
-                        ": metrics and timeline cannot be collected in one run (CUPTI's range profiler and "
-                        "PM sampling hold the same counters); profile twice");
-    setting = it->second;
+                          ": metrics and timeline cannot be collected in one run (CUPTI's range profiler and "
+                          "PM sampling hold the same counters); profile twice");
+    if (!cupti.empty()) plan.cupti = cupti;
   }
-  return setting;
+  if (none && !plan.cupti.empty())
+    throw command_error("--collect " + quoted_input(collect) + ": none (the host timeline alone) cannot go with " + plan.cupti);
+  if (none) plan.cupti = "none";
+  return plan;
+}
+
+nlohmann::json merge_profiles(nlohmann::json cupti, nlohmann::json children) {
+  if (cupti.is_null()) return children;
+  if (children.is_null()) return cupti;
+  nlohmann::json& runs = cupti["runs"];
+  for (auto& run : children["runs"]) {
+    run["id"] = runs.size();
+    runs.push_back(std::move(run));
+  }
+  nlohmann::json& col = cupti["collector"];
+  const nlohmann::json& other = children["collector"];
+  if (col.is_null()) {
+    col = other;
+  } else if (!other.is_null()) {
+    for (const auto& r : other["requested"]) col["requested"].push_back(r);
+    for (const auto& n : other["notes"]) col["notes"].push_back(n);
+    if (!col.contains("incomplete") && other.contains("incomplete")) col["incomplete"] = other["incomplete"];
+  }
+  return cupti;
 }
 
 program_end describe_end(int wait_status, const std::string& program) {

@@ -3,7 +3,10 @@
 // one that runs: report names, the program to run, the injection library's place, the collection
 // setting, and what the program's end means for the front door's exit status. Host C++ only.
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -58,18 +61,37 @@ std::vector<process_profile> find_process_profiles(const std::filesystem::path& 
 /// not executable".
 std::filesystem::path resolve_program(const std::string& name, const char* path_env);
 
-/// The injection library (libcdpkit_inject.so) for the front door installed or built in
-/// `exe_dir`: the first of `relative_candidates` (paths relative to exe_dir) that is a regular
-/// file. Throws command_error naming every place looked at when none is.
-std::filesystem::path find_injection_library(const std::filesystem::path& exe_dir,
-                                             const std::vector<std::string>& relative_candidates);
+/// An injection library (`file`: libcdpkit_inject.so, libcdpkit_children.so) for the front door
+/// installed or built in `exe_dir`: the first of `relative_candidates` (paths relative to exe_dir)
+/// that is a regular file; unset when none is.
+std::optional<std::filesystem::path> find_library_beside(const std::filesystem::path& exe_dir,
+                                                         const std::vector<std::string>& relative_candidates);
 
-/// The injection library's CDPKIT_COLLECT value for --collect: "metrics" (CUPTI's range profiler,
-/// one range per host kernel launch, device-launched children folded in), "timeline" (PM
-/// sampling), "none" (the host timeline alone) or "all" (the most that can be had at once:
-/// metrics). A comma-separated list is taken whole: "metrics,timeline" is refused (CUPTI serves
-/// one of them at a time). Throws command_error naming the value.
-std::string collect_setting(const std::string& collect);
+/// The same, required: throws command_error naming `file` and every place looked at when none is.
+std::filesystem::path find_injection_library(const std::filesystem::path& exe_dir,
+                                             const std::vector<std::string>& relative_candidates,
+                                             const std::string& file = "libcdpkit_inject.so");
+
+/// What --collect asks for: a run of the program under libcdpkit_inject.so (CUPTI) and a run under
+/// libcdpkit_children.so (the Compute Sanitizer API), which cannot share one process.
+struct collect_plan {
+  /// CDPKIT_COLLECT for libcdpkit_inject.so: "metrics" (CUPTI's range profiler, one range per
+  /// host kernel launch, device-launched children folded in), "timeline" (PM sampling) or "none"
+  /// (the host timeline alone); empty: no such run.
+  std::string cupti;
+  bool children = false;  ///< every grid, device-launched ones included (libcdpkit_children.so)
+};
+
+/// --collect's value: a comma-separated list of metrics, timeline, none, children and all (the
+/// most that can be had: metrics and children). "metrics,timeline" is refused (CUPTI serves one of
+/// them at a time), and so is "none" with metrics or timeline. Throws command_error naming the value.
+collect_plan collect_setting(const std::string& collect);
+
+/// One profile from the profiles of one process's runs: the CUPTI run's document (`cupti`, may be
+/// null) with the children run's runs appended (renumbered after its own), the collectors'
+/// requests and notes joined, and "incomplete" from either. With one of them null, the other as
+/// it is. Precondition: both are profile documents of the current version.
+nlohmann::json merge_profiles(nlohmann::json cupti, nlohmann::json children);
 
 /// How the profiled program ended, for the front door: its exit status passed through, or
 /// 128 + N after signal N with a message naming it ("'<program>' was killed by signal 11 (SIGSEGV)").

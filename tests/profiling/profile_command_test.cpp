@@ -72,17 +72,55 @@ TEST_CASE("the injection library is the first candidate beside the executable th
         dir.path() / "lib" / "libcdpkit_inject.so");
 }
 
-TEST_CASE("--collect names one collection and refuses metrics with timeline") {
-  CHECK(collect_setting("metrics") == "metrics");
-  CHECK(collect_setting("all") == "metrics");
-  CHECK(collect_setting("timeline") == "timeline");
-  CHECK(collect_setting("none") == "none");
-  CHECK(collect_setting("metrics,all") == "metrics");
+TEST_CASE("--collect names the runs: CUPTI's one collection and the children collector's") {
+  const auto plan = [](const std::string& v) {
+    const collect_plan p = collect_setting(v);
+    return p.cupti + (p.children ? "+children" : "");
+  };
+  CHECK(plan("metrics") == "metrics");
+  CHECK(plan("all") == "metrics+children");
+  CHECK(plan("timeline") == "timeline");
+  CHECK(plan("none") == "none");
+  CHECK(plan("children") == "+children");
+  CHECK(plan("children,timeline") == "timeline+children");
+  CHECK(plan("metrics,children") == "metrics+children");
+  CHECK(plan("metrics,all") == "metrics+children");
+  CHECK(plan("none,children") == "none+children");
   CHECK_THROWS_WITH_AS(collect_setting("metrics,timeline"), doctest::Contains("cannot be collected in one run"),
                        command_error);
+  CHECK_THROWS_WITH_AS(collect_setting("timeline,all"), doctest::Contains("cannot be collected in one run"),
+                       command_error);
+  CHECK_THROWS_WITH_AS(collect_setting("none,metrics"), doctest::Contains("cannot go with metrics"), command_error);
   CHECK_THROWS_WITH_AS(collect_setting("trace"), doctest::Contains("'trace' is not one of"), command_error);
   CHECK_THROWS_AS(collect_setting(""), command_error);
   CHECK_THROWS_AS(collect_setting("metrics,"), command_error);
+}
+
+TEST_CASE("a missing children collector is named with every place looked at") {
+  const cdpkit_test::temp_dir dir;
+  fs::create_directories(dir.path() / "bin");
+  CHECK_FALSE(find_library_beside(dir.path() / "bin", {"../lib/libcdpkit_children.so"}).has_value());
+  CHECK_THROWS_WITH_AS(find_injection_library(dir.path() / "bin", {"../lib/libcdpkit_children.so"}, "libcdpkit_children.so"),
+                       doctest::Contains("libcdpkit_children.so is not installed beside this program (looked at"),
+                       command_error);
+}
+
+TEST_CASE("the children run's profile joins the CUPTI run's: runs appended, collectors joined") {
+  const nlohmann::json cupti = {{"schema", "x"},
+                                {"runs", {{{"id", 0}, {"variant", "k"}}, {{"id", 1}, {"variant", "k"}}}},
+                                {"collector", {{"requested", {"metrics"}}, {"notes", {"metrics: one"}}}}};
+  const nlohmann::json children = {{"schema", "x"},
+                                   {"runs", {{{"id", 0}, {"variant", "children"}}}},
+                                   {"collector", {{"requested", {"children"}}, {"notes", {"children: two"}}, {"incomplete", "why"}}}};
+  const nlohmann::json m = merge_profiles(cupti, children);
+  REQUIRE(m["runs"].size() == 3);
+  CHECK(m["runs"][2]["id"] == 2);
+  CHECK(m["runs"][2]["variant"] == "children");
+  CHECK(m["collector"]["requested"] == nlohmann::json({"metrics", "children"}));
+  CHECK(m["collector"]["notes"] == nlohmann::json({"metrics: one", "children: two"}));
+  CHECK(m["collector"]["incomplete"] == "why");
+  CHECK(merge_profiles(nullptr, children) == children);
+  CHECK(merge_profiles(cupti, nullptr) == cupti);
 }
 
 TEST_CASE("the program's exit status is passed through, and a signal N gives 128 + N and its name") {
