@@ -14,6 +14,8 @@
 //                        tail-launching the next; a refused launch hands the rest back to the host
 //     pending_limit [n]  cudaLimitDevRuntimePendingLaunchCount = 256, then one thread launches n
 //                        children (default 8192) that hold their entries: launches past it fail
+//     flat [n]           n blocks (default 2^16) of 256 threads, each thread 1024 steps of a
+//                        generator: a program without device launches, for what a tool costs per block
 //
 // Every device launch is checked with cudaGetLastError() right after its <<<>>> and counted
 // atomically: grids launched, launches failed (their work then done by the launching thread),
@@ -22,15 +24,17 @@
 // counts the block when it starts, and of block 0 the grid. Host launches are counted on the host.
 // One line reports a run:
 //   cdp_workloads: <workload> size=N host_grids=H device_grids=G failed_launches=F device_blocks=B
-//   depths=D grids_started=S blocks_started=T verified=yes|no
+//   depths=D grids_started=S blocks_started=T verified=yes|no ms=M
 // (one line; D is depth:grids for each depth with a launched grid, ascending, comma-separated, or
-// "none"). Exit codes: 0 output verified and every count agrees; 1 wrong output, counts that
+// "none"; M the milliseconds of the host launches, each from its <<<>>> to the synchronization
+// after it: what a tool attached to the program costs shows there). Exit codes: 0 output verified and every count agrees; 1 wrong output, counts that
 // disagree or a CUDA error (stderr names it); 2 bad command line; 77 no usable CUDA device (the
 // line "cdp_workloads: no usable CUDA device" says so).
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -385,6 +389,19 @@ __global__ void pending_parent(u32* out, u32 n, volatile int* release, int depth
   *release = 1;
 }
 
+// ---- flat -------------------------------------------------------------------------------------
+
+constexpr int flat_threads = 256;
+constexpr unsigned flat_rounds = 1024;
+
+/// Every thread steps a linear congruential generator flat_rounds times from its global index;
+/// thread 0 of each block writes its value. No device launches: a program without CDP.
+__global__ void flat_blocks(unsigned* out) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+  for (unsigned k = 0; k < flat_rounds; ++k) x = x * 1664525u + 1013904223u;
+  if (threadIdx.x == 0) out[blockIdx.x] = x;
+}
+
 // ---- host -------------------------------------------------------------------------------------
 
 namespace {
@@ -423,10 +440,19 @@ struct outcome {
 };
 
 /// A host launch: checked, counted, and waited for.
+/// The time the host's launches took, each from just before its <<<>>> to the end of the
+/// synchronization after it (what a tool attached to the program adds to its run shows here).
+double g_launch_ms = 0.0;
+std::chrono::steady_clock::time_point g_launch_start;
+
+/// Called just before each host <<<>>>.
+void launch_begins() { g_launch_start = std::chrono::steady_clock::now(); }
+
 void host_launch(outcome& r, const char* what) {
   check(cudaGetLastError(), what);
   ++r.host_grids;
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  g_launch_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_launch_start).count();
 }
 
 float unit_float(std::mt19937& rng) { return static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f); }
@@ -444,6 +470,7 @@ outcome run_quicksort(u32 n) {
   for (u32& k : keys) k = static_cast<u32>(rng());
   u32* d_keys = to_device(keys);
   u32* d_scratch = to_device(keys);
+  launch_begins();
   qs_segment<<<1, qs_threads>>>(d_keys, d_scratch, 0, n, 0);
   host_launch(r, "qs_segment launch");
   to_host_and_free(sorted, d_keys);
@@ -467,8 +494,10 @@ outcome run_bezier(u32 n) {
     for (float2& p : l.cp) p = unit_point(rng);
   bezier_line* d_lines = to_device(lines);
   const u32 blocks = (n + bz_parent_threads - 1) / bz_parent_threads;
+  launch_begins();
   bezier_lines<<<blocks, bz_parent_threads>>>(d_lines, static_cast<int>(n), 0);
   host_launch(r, "bezier_lines launch");
+  launch_begins();
   bezier_check_and_free<<<blocks, bz_parent_threads>>>(d_lines, static_cast<int>(n));
   host_launch(r, "bezier_check_and_free launch");
   to_host_and_free(lines, d_lines);
@@ -492,6 +521,7 @@ outcome run_quadtree(u32 n) {
   float2* d_points = to_device(points);
   u32* d_ids = to_device(ids);
   u32* d_hits = to_device(hits);
+  launch_begins();
   quadtree_node<<<1, qt_threads>>>(d_points, d_ids, d_ids + n, 0, n, box{0.0f, 0.0f, 1.0f, 1.0f}, 0, d_hits);
   host_launch(r, "quadtree_node launch");
   to_host_and_free(hits, d_hits);
@@ -508,6 +538,7 @@ outcome run_tail_chain(u32 n) {
   std::vector<chain_state> st{{0, 0, chain_none}};
   chain_state* d_state = to_device(st);
   for (u32 start = 0;; start = st[0].resume) {  // a refused launch hands the rest of the chain back here
+    launch_begins();
     chain_step<<<chain_blocks, chain_threads>>>(start, n, 0, d_state);
     host_launch(r, "chain_step launch");
     check(cudaMemcpy(st.data(), d_state, sizeof(chain_state), cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
@@ -529,6 +560,7 @@ outcome run_pending_limit(u32 n) {
   std::vector<int> release{0};
   u32* d_out = to_device(out);
   int* d_release = to_device(release);
+  launch_begins();
   pending_parent<<<1, 1>>>(d_out, n, d_release, 0);
   host_launch(r, "pending_parent launch");
   to_host_and_free(out, d_out);
@@ -542,6 +574,26 @@ outcome run_pending_limit(u32 n) {
   return r;
 }
 
+outcome run_flat(u32 n) {
+  outcome r;
+  std::vector<u32> out(n, 0);
+  u32* d_out = to_device(out);
+  launch_begins();
+  flat_blocks<<<n, flat_threads>>>(d_out);
+  host_launch(r, "flat_blocks launch");
+  to_host_and_free(out, d_out);
+  u32 wrong = 0;
+  for (u32 b = 0; b < n; ++b) {
+    u32 x = b * flat_threads;
+    for (unsigned k = 0; k < flat_rounds; ++k) x = x * 1664525u + 1013904223u;
+    wrong += out[b] != x;
+  }
+  r.verified = wrong == 0;
+  if (!r.verified) r.wrong = std::to_string(wrong) + " blocks' values wrong";
+  r.attempts = 0;
+  return r;
+}
+
 struct workload {
   const char* name;
   outcome (*run)(u32);
@@ -551,7 +603,7 @@ struct workload {
 constexpr workload workloads[] = {
     {"quicksort", run_quicksort, 1u << 20, 1u << 26},  {"bezier", run_bezier, 4096, 1u << 16},
     {"quadtree", run_quadtree, 1u << 16, 1u << 22},    {"tail_chain", run_tail_chain, 1000, depth_slots},
-    {"pending_limit", run_pending_limit, 8192, 1u << 20},
+    {"pending_limit", run_pending_limit, 8192, 1u << 20}, {"flat", run_flat, 1u << 16, 1u << 24},
 };
 
 int usage(const std::string& problem) {
@@ -605,9 +657,9 @@ int main(int argc, char** argv) {
   for (int d = 1; d < depth_slots; ++d)
     if (c.depth[d] != 0) depths += (depths.empty() ? "" : ",") + std::to_string(d) + ":" + std::to_string(c.depth[d]);
   std::printf("cdp_workloads: %s size=%u host_grids=%llu device_grids=%llu failed_launches=%llu device_blocks=%llu "
-              "depths=%s grids_started=%llu blocks_started=%llu verified=%s\n",
+              "depths=%s grids_started=%llu blocks_started=%llu verified=%s ms=%.3f\n",
               w->name, size, r.host_grids, c.grids, c.failed, c.blocks, depths.empty() ? "none" : depths.c_str(),
-              c.grids_started, c.blocks_started, r.verified ? "yes" : "no");
+              c.grids_started, c.blocks_started, r.verified ? "yes" : "no", g_launch_ms);
   std::fflush(stdout);
   std::vector<std::string> problems;
   if (!r.verified) problems.push_back("wrong output: " + r.wrong);
