@@ -231,7 +231,11 @@ schema::profile children_profile(const collection& c, const std::string& program
     last = std::max(last, g.last_ns);
   }
   run.ms = first != ~0ull && last > first ? static_cast<double>(last - first) / 1e6 : 0.0;
-  run.params = {{"grids", c.grids.size()}, {"device_grids", link.device_grids}, {"launch_calls", c.calls.size()}};
+  run.params = {{"grids", c.grids.size()},
+                {"device_grids", link.device_grids},
+                {"launch_calls", c.calls.size()},
+                {"lock_wait_ms", c.lock_wait_ms},
+                {"readback_ms", c.readback_ms}};
   run.trace = schema::make_trace(snap, naming, snap.records.size());
   p.runs.push_back(std::move(run));
 
@@ -263,6 +267,12 @@ schema::profile children_profile(const collection& c, const std::string& program
   if (c.lock_timeouts > 0)
     say(std::to_string(c.lock_timeouts) + " launch calls gave up waiting for the launch lock: launches were ordered "
         "by their times from then on");
+  std::uint64_t blocks = 0;
+  for (const auto& g : c.grids) blocks += g.blocks;
+  say("what the collection cost the program: " + std::to_string(blocks) + " blocks each entered and left a patch, " +
+      std::to_string(c.calls.size()) + " launch calls waited " + schema::fixed(c.lock_wait_ms, 3) +
+      " ms in all for the launch lock, and the rows were read back " + std::to_string(c.readbacks) + " times in " +
+      schema::fixed(c.readback_ms, 3) + " ms (bench/children_overhead_bench measures the whole cost against plain runs)");
   if (c.grids_lost > 0) say(std::to_string(c.grids_lost) + " grids did not fit the device buffer (CDPKIT_CHILDREN_GRIDS)");
   if (c.calls_lost > 0) say(std::to_string(c.calls_lost) + " launch calls did not fit the device buffer (CDPKIT_CHILDREN_GRIDS)");
   col.incomplete = c.incomplete;

@@ -48,7 +48,8 @@ struct children_buffer {
   unsigned long long ticket;       ///< the next ticket
   unsigned long long lock_timeouts;///< calls that gave up waiting for the lock (their ticket is ~0)
   unsigned long long lock_wait_ns; ///< how long a call waits for the lock before giving up
-  unsigned long long pad[3];
+  unsigned long long lock_waited_ns; ///< the time calls spent waiting for the lock, summed
+  unsigned long long pad[2];
 };
 
 #if defined(__CUDACC__)

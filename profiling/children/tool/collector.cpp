@@ -45,6 +45,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -224,8 +225,19 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
   }
 }
 
-/// Copy what the patches gathered since the last drain and clear the table. The device is idle.
+void drain_rows(tool_state& s, CUcontext ctx);
+
+/// Copy what the patches gathered since the last drain and clear the table, timed (the
+/// collection's own cost). The device is idle.
 void drain(tool_state& s, CUcontext ctx) {
+  const auto t0 = std::chrono::steady_clock::now();
+  drain_rows(s, ctx);
+  s.collected.readback_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ++s.collected.readbacks;
+}
+
+/// drain's work: the rows copied into the collection, the table cleared.
+void drain_rows(tool_state& s, CUcontext ctx) {
   const auto it = s.buffers.find(ctx);
   if (it == s.buffers.end() || it->second.device == nullptr) return;
   context_buffer& b = it->second;
@@ -245,6 +257,7 @@ void drain(tool_state& s, CUcontext ctx) {
   s.collected.grids_lost += h.grid_count - ng;
   s.collected.calls_lost += h.call_count - nc;
   s.collected.lock_timeouts += h.lock_timeouts;
+  s.collected.lock_wait_ms += static_cast<double>(h.lock_waited_ns) / 1e6;
   for (const auto& g : grids) {
     ch::grid_seen o;
     o.gridid = g.gridid;
@@ -278,6 +291,7 @@ void drain(tool_state& s, CUcontext ctx) {
   h.call_count = 0;
   h.lock = 0;
   h.lock_timeouts = 0;
+  h.lock_waited_ns = 0;
   h.serialize = b.header.serialize;
   if (used) {
     ok(s, sanitizerMemset(base + children_keys_offset(), 0, h.slots * 8, nullptr), "sanitizerMemset");

@@ -159,6 +159,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_call(voi
     if (held) {
       __threadfence();
       ticket = atomicAdd(&b->ticket, 1ull);
+      atomicAdd(&b->lock_waited_ns, now_ns() - since);
     } else {  // the lock is not freed (a launch entry that never returned through its own code):
       atomicAdd(&b->lock_timeouts, 1ull);  // serialization ends for the rest of the stretch
       atomicExch(&b->serialize, 0ull);

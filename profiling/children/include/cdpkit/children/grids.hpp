@@ -89,14 +89,18 @@ struct collection {
   std::uint64_t calls_lost = 0;       ///< launch calls past the buffer's rows
   std::uint64_t lock_timeouts = 0;    ///< calls that gave up on the launch lock
   std::uint64_t pending_limit = 0;    ///< cudaLimitDevRuntimePendingLaunchCount (0: not read)
+  double lock_wait_ms = 0;            ///< the time launch calls waited for the launch lock, summed
+  double readback_ms = 0;             ///< the host's time reading the rows back and clearing them
+  std::uint64_t readbacks = 0;        ///< how often it did
   std::optional<std::string> incomplete;  ///< why the collection ended before the program did
 };
 
 /// The profile of a collection: one run (algorithm "injected", variant "children", input the
 /// command line, ms the span from the first grid's start to the last grid's end) whose trace is
 /// children_snapshot's, the host-launched grids as the host activity (times on %globaltimer, the
-/// trace's clock), and the collector's notes: what the linkage could not explain, and what the
-/// collection lost. `build` is the collector's build description.
+/// trace's clock), and the collector's notes: what the linkage could not explain, what the
+/// collection lost and what it cost the program where this run measured it (the lock's waits, the
+/// read-backs). `build` is the collector's build description.
 schema::profile children_profile(const collection& c, const std::string& program, const std::string& input,
                                  const schema::device_profile& device, const nlohmann::json& build);
 
