@@ -134,27 +134,25 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     check_output(stem + ".html", force, "an HTML report", '<');
   }
   const fs::path program = cdpkit::tools::resolve_program(command.front(), std::getenv("PATH"));
-  // The runs: the children collector first (every grid), then CUPTI's (metrics, timeline or the
-  // host timeline); the two cannot share a process.
+  // The runs: CUPTI's (metrics, timeline or the host timeline), then the children collector's
+  // (every grid); the two cannot share a process. Without --collect: children where the library is
+  // installed (one run), else metrics.
+  const std::vector<std::string> children_places{CDPKIT_CHILDREN_FROM_INSTALLED, CDPKIT_CHILDREN_FROM_BUILD};
+  const auto children_library = cdpkit::tools::find_library_beside(exe_dir(), children_places);
+  if (!collect_given) plan = children_library ? cdpkit::tools::collect_plan{"", true} : cdpkit::tools::collect_plan{"metrics", false};
   std::vector<library_run> runs;
-  if (plan.children) {
-    const std::vector<std::string> places{CDPKIT_CHILDREN_FROM_INSTALLED, CDPKIT_CHILDREN_FROM_BUILD};
-    if (const auto lib = cdpkit::tools::find_library_beside(exe_dir(), places)) {
-      runs.push_back({"children", *lib, {}, 0, {}, {}});
-    } else if (collect_given) {
-      cdpkit::tools::find_injection_library(exe_dir(), places, "libcdpkit_children.so");  // throws, naming the places
-    } else {
-      std::cerr << "cdpkit profile: libcdpkit_children.so is not installed (the CUDA Toolkit cdpkit was built with had "
-                   "no Compute Sanitizer API): device-launched grids are not collected\n";
-    }
-  }
   if (!plan.cupti.empty())
     runs.push_back({"cupti",
                     cdpkit::tools::find_injection_library(exe_dir(), {CDPKIT_INJECT_FROM_INSTALLED, CDPKIT_INJECT_FROM_BUILD}),
                     {{"CDPKIT_COLLECT", plan.cupti}}, 0, {}, {}});
+  if (plan.children)
+    runs.push_back({"children",
+                    children_library ? *children_library
+                                     : cdpkit::tools::find_injection_library(exe_dir(), children_places, "libcdpkit_children.so"),
+                    {}, 0, {}, {}});
   if (runs.size() > 1)
-    std::cerr << "cdpkit profile: the program runs twice: once for every grid it launches (Compute Sanitizer API), "
-                 "once for CUPTI's " << plan.cupti << " (the two cannot share a process)\n";
+    std::cerr << "cdpkit profile: the program runs twice: once for CUPTI's " << plan.cupti
+              << ", once for every grid it launches (the Compute Sanitizer API); the two cannot share a process\n";
   // A default name is taken only now: NAME.json created empty, so that a front door started
   // beside this one takes the next name.
   if (!named) stem = cdpkit::tools::reserve_report_name(fs::current_path());
@@ -288,7 +286,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("cdpkit ") + CDPKIT_VERSION);
   CLI::App* prof = app.add_subcommand(
       "profile", "run a program under cdpkit's injection library; write NAME.json (profile) and NAME.html (report)");
-  std::string output, collect = "metrics,children";
+  std::string output, collect = "children";
   bool force = false;
   CLI::Option* named = prof->add_option("-o,--output", output,
                    "NAME of the profile and report (NAME.json, NAME.html); default report1, report2, ... "
@@ -297,9 +295,9 @@ int run(int argc, char** argv) {
                    "a comma-separated list: children (every grid, device-launched ones included: size, depth, "
                    "times, launching grid and call site, through the Compute Sanitizer API), metrics (CUPTI's "
                    "range profiler: one range per host kernel launch, the grids it launches folded in), timeline "
-                   "(PM sampling), none (host timeline only), all (children and metrics). children and CUPTI's "
-                   "parts cannot share a process: with both, the program runs twice")
-      ->capture_default_str();
+                   "(PM sampling), none (host timeline only), all (metrics and children). children and CUPTI's "
+                   "parts cannot share a process: with both, the program runs twice. Default: children where "
+                   "libcdpkit_children.so is installed, else metrics");
   prof->add_flag("--force-overwrite", force, "replace NAME.json and NAME.html when they exist");
   prof->prefix_command();  // the first positional and everything after it are the program's
   prof->footer("The program and its arguments follow the options, after -- where the program's own "

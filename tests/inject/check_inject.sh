@@ -43,7 +43,7 @@ lock=()
 command -v flock >/dev/null 2>&1 && lock=(flock /tmp/cdpkit-cupti-tests.lock)
 if [ -n "$front_door" ]; then
   env -u CUDA_INJECTION64_PATH -u CDPKIT_PROFILE_OUT -u CDPKIT_COLLECT \
-    "${lock[@]}" "$front_door" profile -o "$work/inject_profile" -- "$program" >"$log" 2>&1
+    "${lock[@]}" "$front_door" profile -o "$work/inject_profile" --collect metrics -- "$program" >"$log" 2>&1
 else
   CUDA_INJECTION64_PATH=$library CDPKIT_PROFILE_OUT=$profile CDPKIT_COLLECT=metrics "${lock[@]}" "$program" >"$log" 2>&1
 fi

@@ -30,7 +30,7 @@ lock=()
 command -v flock >/dev/null 2>&1 && lock=(flock /tmp/cdpkit-cupti-tests.lock)
 ulimit -c 0
 env -u CUDA_INJECTION64_PATH -u CDPKIT_PROFILE_OUT -u CDPKIT_COLLECT \
-  "${lock[@]}" "$front_door" profile -o "$stem" -- "$program" 1 "$mode" >"$log" 2>&1
+  "${lock[@]}" "$front_door" profile -o "$stem" --collect metrics -- "$program" 1 "$mode" >"$log" 2>&1
 rc=$?
 cat "$log"
 if [ $rc -eq 77 ] || grep -q "small_cdp: no usable CUDA device" "$log"; then

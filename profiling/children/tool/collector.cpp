@@ -24,6 +24,10 @@
 // cdpkit_children_patches.fatbin beside this library), CDPKIT_INJECT_QUIET=1 (no line when the
 // profile is written).
 //
+// A program stopped by a signal (Ctrl-C, SIGTERM, a crash) still writes what was read back until
+// then, marked incomplete (profiling/inject/signal_watch.hpp; CDPKIT_INJECT_SIGNALS=0 leaves the
+// program's signals alone).
+//
 // Never breaks the program: a failing Sanitizer or driver call becomes a note in the profile and
 // one line on stderr ("cdpkit children: ..."). CUPTI and the Sanitizer API do not collect in one
 // process (measured: with CUPTI subscribed first, no Sanitizer callback arrives; probes README):
@@ -31,6 +35,7 @@
 
 #include "buffer.h"
 #include "process_names.hpp"
+#include "signal_watch.hpp"
 
 #include <cdpkit/children/cubin.hpp>
 #include <cdpkit/children/grids.hpp>
@@ -54,6 +59,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -324,9 +330,32 @@ void write_profile(tool_state& s) {
   }
 }
 
+/// A program stopped by a signal (signal_watch.hpp, as libcdpkit_inject uses it): what was read
+/// back so far is written, marked incomplete, without touching the device (a kernel may never
+/// finish). A thread that holds the state's lock (a crash inside a callback) is waited for 5 s.
+void at_signal(const std::string& why) noexcept {
+  tool_state& s = state();
+  std::unique_lock<std::recursive_mutex> lock(s.mu, std::defer_lock);
+  for (int k = 0; k < 500 && !lock.try_lock(); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!lock.owns_lock()) {
+    std::fprintf(stderr, "cdpkit children: %s; the collector was busy: no profile is written\n", why.c_str());
+    return;
+  }
+  try {
+    s.collected.incomplete = why;
+    std::fprintf(stderr, "cdpkit children: %s: writing what was collected\n", why.c_str());
+    write_profile(s);
+  } catch (...) {
+  }
+}
+
 void at_exit() noexcept {
   tool_state& s = state();
   std::lock_guard<std::recursive_mutex> lock(s.mu);
+  if (s.written) {  // a signal's profile was written (or is being): end as the signal would have
+    cdpkit::profiling::inject::end_by_caught_signal();
+    return;
+  }
   for (auto& [ctx, b] : s.buffers) {
     if (b.device == nullptr) continue;
     if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) continue;
@@ -383,6 +412,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   const char* p = std::getenv("CDPKIT_CHILDREN_PATCHES");
   s.patches = p != nullptr && *p != '\0' ? p : beside_this_library("cdpkit_children_patches.fatbin");
   if (std::atexit(at_exit) != 0) note(s, "atexit failed: no profile will be written");
+  if (const char* w = std::getenv("CDPKIT_INJECT_SIGNALS"); (w == nullptr || std::strcmp(w, "0") != 0) &&
+                                                            !cdpkit::profiling::inject::watch_signals(at_signal))
+    note(s, "the signal watch could not start: a program stopped by a signal will write no profile");
   if (!ok(s, sanitizerSubscribe(&s.subscriber, callback, nullptr), "sanitizerSubscribe")) return 1;
   ok(s, sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "sanitizerEnableDomain(RESOURCE)");
   ok(s, sanitizerEnableDomain(1, s.subscriber, SANITIZER_CB_DOMAIN_LAUNCH), "sanitizerEnableDomain(LAUNCH)");

@@ -54,8 +54,12 @@ json site_json(const site_profile& s) {
                    {name(launch_outcome::fallback_depth), s.fallback_depth},
                    {name(launch_outcome::fallback_error), s.fallback_error}};
   json streams = json::object();
-  for (int k = 0; k < stream_kind_count; ++k)
-    streams[name(static_cast<stream_kind>(k))] = s.stream_launches[static_cast<std::size_t>(k)];
+  for (int k = 0; k < stream_kind_count; ++k) {
+    const auto kind = static_cast<stream_kind>(k);
+    const auto n = s.stream_launches[static_cast<std::size_t>(k)];
+    if (kind == stream_kind::not_observed && n == 0) continue;  // only an unmodified program's grids have it
+    streams[name(kind)] = n;
+  }
   json errors = json::array();
   for (const auto& e : s.failed_by_error) errors.push_back({{"code", e.code}, {"name", e.name}, {"count", e.count}});
   const json probe = {{"steps", s.probe.steps},
