@@ -1,14 +1,20 @@
 // cdpkit — the command-line front door. `cdpkit profile` runs any CUDA program under cdpkit's
-// injection library (libcdpkit_inject.so, profiling/inject) and writes its profile and report,
-// the way `nsys profile` does:
+// injection libraries and writes its profile and report, the way `nsys profile` does:
 //
 //   cdpkit profile ./app args...                   report1.json and report1.html (report2... next)
 //   cdpkit profile -o run --collect timeline -- ./app --flag
 //
+// The libraries: libcdpkit_children.so (profiling/children: every grid, device-launched ones
+// included, through the Compute Sanitizer API; the default where it is built) and
+// libcdpkit_inject.so (profiling/inject: CUPTI's metrics, timeline and host timeline). They cannot
+// share a process: asked for both, the program runs twice, CUPTI's run first, and the two
+// profiles of the program become one.
+//
 // The program is not rebuilt: the CUDA driver loads the injection library when the program first
 // initializes CUDA (CUDA_INJECTION64_PATH, set here with CDPKIT_PROFILE_OUT and CDPKIT_COLLECT for
-// the program alone). The library is found beside this executable: <prefix>/lib when installed,
-// profiling/inject in the build tree; no environment variable is needed.
+// the program alone). The libraries are found beside this executable: <prefix>/lib when
+// installed, profiling/inject and profiling/children in the build tree; no environment variable
+// is needed.
 //
 // Exit status: the program's own (128 + N when it was killed by signal N, said in one line: the
 // injection library still writes what it gathered when the signal was one a program meets, such
