@@ -1,7 +1,6 @@
 // children_overhead_bench — what the children collector (libcdpkit_children.so, `cdpkit profile
 // --collect children`) costs a program: the CDP workloads of tests/inject/cdp_workloads, each run
-// as its own process plain and under the collector (launch calls ordered by the launch lock, the
-// default, and by their times), alternating, `reps` times each (medians).
+// as its own process plain and under the collector, alternating, `reps` times each (medians).
 //
 // The time compared is the one the workload prints (ms=: its host launches, each from its <<<>>>
 // to the synchronization after it, the collector's copies at those synchronizations included);
@@ -130,12 +129,10 @@ int main(int argc, char** argv) {
     };
     const std::string common = "CUDA_INJECTION64_PATH='" + library + "' CDPKIT_INJECT_QUIET=1 CDPKIT_PROFILE_OUT='" +
                                (scratch / "profile.json").string() + "'";
-    const std::vector<mode> modes = {{"plain", ""},
-                                     {"children", common},
-                                     {"children_time_order", common + " CDPKIT_CHILDREN_ORDER=time"}};
+    const std::vector<mode> modes = {{"plain", ""}, {"children", common}};
     auto doc = cdpkit::harness::bench_document(cdpkit::profiling::device_json());
-    cdpkit::harness::text_table table({"workload", "size", "device grids", "plain ms", "children ms", "x", "time order ms",
-                                       "x", "process s (plain / children)"});
+    cdpkit::harness::text_table table(
+        {"workload", "size", "device grids", "plain ms", "children ms", "x", "process s (plain / children)"});
     bool all_ok = true;
     for (const auto& w : cases) {
       if (!only.empty() && only.find(w.name) == std::string::npos) continue;
@@ -168,7 +165,6 @@ int main(int argc, char** argv) {
       }
       table.add_row({w.name, std::to_string(w.size), std::to_string(grids), cdpkit::schema::fixed(t[0].median_ms, 2),
                      cdpkit::schema::fixed(t[1].median_ms, 2), cdpkit::schema::fixed(t[1].median_ms / t[0].median_ms, 2),
-                     cdpkit::schema::fixed(t[2].median_ms, 2), cdpkit::schema::fixed(t[2].median_ms / t[0].median_ms, 2),
                      cdpkit::schema::fixed(timing_of(process[0]).median_ms / 1e3, 2) + " / " +
                          cdpkit::schema::fixed(timing_of(process[1]).median_ms / 1e3, 2)});
     }

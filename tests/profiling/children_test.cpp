@@ -54,18 +54,17 @@ ch::grid_seen grid(std::uint64_t id, const std::string& kernel, std::uint64_t bl
 }
 
 ch::launch_call call(std::uint64_t caller_id, const std::string& caller, std::uint64_t offset, const std::string& child,
-                     std::uint64_t t, std::uint64_t ticket = ch::no_ticket) {
+                     std::uint64_t t) {
   ch::launch_call c;
   c.caller_gridid = caller_id;
   c.caller = caller;
   c.offset = offset;
   c.child = child;
   c.t_ns = t;
-  c.ticket = ticket;
   return c;
 }
 
-/// %gridid of the k-th grid the device runtime launches (-5, -6, ... as unsigned).
+/// %gridid of the k-th grid the device runtime numbered (-5, -6, ... as unsigned).
 constexpr std::uint64_t device_id(int k) { return ~std::uint64_t{0} - 4 - static_cast<std::uint64_t>(k); }
 
 }  // namespace
@@ -110,7 +109,7 @@ TEST_CASE("the cubin reader reads cut-short, corrupt and foreign images without 
   }
 }
 
-TEST_CASE("each device grid is linked to the call of its kernel in numbering order, with parent and depth") {
+TEST_CASE("each device grid is linked to a call of its kernel, with parent and depth") {
   // the host's root grid launches mid and leaf; mid launches leaf
   const std::vector<ch::grid_seen> grids = {
       grid(1, "root", 1, 32, 100, 900, true),
@@ -136,27 +135,23 @@ TEST_CASE("each device grid is linked to the call of its kernel in numbering ord
   CHECK(link.depth == std::vector<std::uint32_t>{0, 1, 1, 2});
 }
 
-TEST_CASE("launch tickets order the calls of a kernel, whatever their times say") {
+TEST_CASE("the grids of a kernel by id pair with its calls by time, and a grid before its call is counted") {
   const std::vector<ch::grid_seen> grids = {grid(1, "root", 2, 32, 0, 100, true), grid(device_id(0), "leaf", 7, 32, 50, 60),
-                                            grid(device_id(1), "leaf", 9, 32, 51, 61)};
-  // block 1's call reached the clock first but passed the lock second
-  const std::vector<ch::launch_call> calls = {call(1, "root", 0x100, "leaf", 40, /*ticket=*/1),
-                                              call(1, "root", 0x200, "leaf", 41, /*ticket=*/0)};
+                                            grid(device_id(1), "leaf", 9, 32, 45, 61)};
+  const std::vector<ch::launch_call> calls = {call(1, "root", 0x200, "leaf", 41), call(1, "root", 0x100, "leaf", 40)};
   const ch::linkage link = ch::link_grids(grids, calls);
-  CHECK(link.grid_of[1] == std::optional<std::size_t>(1));
+  CHECK(link.grid_of[1] == std::optional<std::size_t>(1));  // the first call by time, the first grid by id
   CHECK(link.grid_of[0] == std::optional<std::size_t>(2));
-  // without tickets, the times decide
-  std::vector<ch::launch_call> untimed = calls;
-  for (auto& c : untimed) c.ticket = ch::no_ticket;
-  const ch::linkage by_time = ch::link_grids(grids, untimed);
-  CHECK(by_time.grid_of[0] == std::optional<std::size_t>(1));
-  CHECK(by_time.grid_of[1] == std::optional<std::size_t>(2));
+  CHECK(link.before_call == 0);
+  std::vector<ch::grid_seen> early = grids;
+  early[1].first_ns = 30;  // the first grid by id started before the first call: a wrong pair, counted
+  CHECK(ch::link_grids(early, calls).before_call == 1);
 }
 
 TEST_CASE("a kernel with fewer grids than launch calls had failed launches, counted exactly") {
   std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 100, true)};
   std::vector<ch::launch_call> calls;
-  for (int k = 0; k < 5; ++k) calls.push_back(call(1, "root", 0x100, "leaf", 10 + k, static_cast<std::uint64_t>(k)));
+  for (int k = 0; k < 5; ++k) calls.push_back(call(1, "root", 0x100, "leaf", 10 + static_cast<std::uint64_t>(k)));
   for (int k = 0; k < 3; ++k) grids.push_back(grid(device_id(k), "leaf", 1, 32, 200, 300));
   const ch::linkage link = ch::link_grids(grids, calls);
   CHECK(link.failed_calls == 2);
@@ -178,9 +173,9 @@ TEST_CASE("an unmodified program's grids make the launch layer's records and a p
       grid(device_id(2), "_Z4leafPii", 4, 128, 330, 390),
   };
   const std::vector<ch::launch_call> calls = {
-      call(1, "_Z4rootPii", 0x1f0, "_Z3midPii", 200, 0),
-      call(device_id(0), "_Z3midPii", 0x200, "_Z4leafPii", 300, 1),
-      call(device_id(0), "_Z3midPii", 0x200, "_Z4leafPii", 301, 2),
+      call(1, "_Z4rootPii", 0x1f0, "_Z3midPii", 200),
+      call(device_id(0), "_Z3midPii", 0x200, "_Z4leafPii", 300),
+      call(device_id(0), "_Z3midPii", 0x200, "_Z4leafPii", 301),
   };
   ch::collection c;
   c.grids = grids;
@@ -227,7 +222,7 @@ TEST_CASE("launch sites beyond the trace's 64 pool into one named for them") {
   std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 100, true)};
   std::vector<ch::launch_call> calls;
   for (int k = 0; k < 70; ++k) {
-    calls.push_back(call(1, "root", 0x100 + 0x10 * static_cast<std::uint64_t>(k), "leaf", 10 + k, static_cast<std::uint64_t>(k)));
+    calls.push_back(call(1, "root", 0x100 + 0x10 * static_cast<std::uint64_t>(k), "leaf", 10 + static_cast<std::uint64_t>(k)));
     grids.push_back(grid(device_id(k), "leaf", 1, 32, 200, 300));
   }
   const ch::linkage link = ch::link_grids(grids, calls);

@@ -40,47 +40,46 @@ linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch
   out.parent_of.assign(grids.size(), std::nullopt);
   out.depth.assign(grids.size(), 0);
 
-  // the device runtime's grids of each kernel, in launch order (ids run downward)
+  // the device-launched grids of each kernel in the order of their ids (the device runtime counts
+  // them downward: -5, -6, ...), and the calls that launch each kernel by their time
   std::map<std::string, std::vector<std::size_t>> grids_of_kernel, calls_of_kernel;
   for (std::size_t g = 0; g < grids.size(); ++g)
     if (!grids[g].host_launched) {
       ++out.device_grids;
       grids_of_kernel[grids[g].kernel].push_back(g);
     }
-  for (auto& [kernel, list] : grids_of_kernel)
-    std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return grids[a].gridid > grids[b].gridid; });
+  const auto in_id_order = [&](std::size_t a, std::size_t b) { return grids[a].gridid > grids[b].gridid; };
+  for (auto& [kernel, list] : grids_of_kernel) std::sort(list.begin(), list.end(), in_id_order);
   for (std::size_t c = 0; c < calls.size(); ++c) calls_of_kernel[calls[c].child].push_back(c);
-  for (auto& [kernel, list] : calls_of_kernel) {
-    const bool tickets = std::all_of(list.begin(), list.end(), [&](std::size_t c) { return calls[c].ticket != no_ticket; });
+  for (auto& [kernel, list] : calls_of_kernel)
     std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
       const auto& x = calls[a];
       const auto& y = calls[b];
-      if (tickets) return x.ticket < y.ticket;
       return std::tie(x.t_ns, x.caller_gridid, x.offset) < std::tie(y.t_ns, y.caller_gridid, y.offset);
     });
-  }
-  // Calls whose child kernel the code does not name take the grids their named kernels left.
+  // one to one in those orders; calls left over are failed launches, grids left over go to the
+  // calls whose kernel the code does not name
   std::vector<std::size_t> spare_grids;
-  for (auto& [kernel, list] : grids_of_kernel) {
-    auto calls_it = calls_of_kernel.find(kernel);
-    const std::size_t n = kernel.empty() || calls_it == calls_of_kernel.end() ? 0 : calls_it->second.size();
-    for (std::size_t k = 0; k < list.size(); ++k) {
-      if (k < n) {
-        const std::size_t c = calls_it->second[k];
-        out.call_of[list[k]] = c;
-        out.grid_of[c] = list[k];
-      } else {
-        spare_grids.push_back(list[k]);
+  const auto pair_up = [&](const std::vector<std::size_t>& grid_list, const std::vector<std::size_t>* call_list) {
+    const std::size_t n = call_list == nullptr ? 0 : call_list->size();
+    for (std::size_t k = 0; k < grid_list.size(); ++k) {
+      if (k >= n) {
+        spare_grids.push_back(grid_list[k]);
+        continue;
       }
+      out.call_of[grid_list[k]] = (*call_list)[k];
+      out.grid_of[(*call_list)[k]] = grid_list[k];
     }
+  };
+  for (auto& [kernel, list] : grids_of_kernel) {
+    const auto calls_it = calls_of_kernel.find(kernel);
+    pair_up(list, kernel.empty() || calls_it == calls_of_kernel.end() ? nullptr : &calls_it->second);
   }
   if (const auto unnamed = calls_of_kernel.find(std::string()); unnamed != calls_of_kernel.end()) {
-    std::sort(spare_grids.begin(), spare_grids.end(),
-              [&](std::size_t a, std::size_t b) { return grids[a].gridid > grids[b].gridid; });
-    for (std::size_t k = 0; k < spare_grids.size() && k < unnamed->second.size(); ++k) {
-      out.call_of[spare_grids[k]] = unnamed->second[k];
-      out.grid_of[unnamed->second[k]] = spare_grids[k];
-    }
+    std::vector<std::size_t> left = std::move(spare_grids);
+    spare_grids.clear();
+    std::sort(left.begin(), left.end(), in_id_order);
+    pair_up(left, &unnamed->second);
   }
   for (std::size_t g = 0; g < grids.size(); ++g)
     if (!grids[g].host_launched && !out.call_of[g]) ++out.unexplained_grids;
@@ -234,7 +233,6 @@ schema::profile children_profile(const collection& c, const std::string& program
   run.params = {{"grids", c.grids.size()},
                 {"device_grids", link.device_grids},
                 {"launch_calls", c.calls.size()},
-                {"lock_wait_ms", c.lock_wait_ms},
                 {"readback_ms", c.readback_ms}};
   run.trace = schema::make_trace(snap, naming, snap.records.size());
   p.runs.push_back(std::move(run));
@@ -252,27 +250,24 @@ schema::profile children_profile(const collection& c, const std::string& program
   col.notes = c.notes;
   const auto say = [&](const std::string& why) { col.notes.push_back("children: " + why); };
   say("every grid seen through the Compute Sanitizer API's block-entry and block-exit patches, every device "
-      "launch through its call patch; a grid is linked to the call that made it by the order in which the device "
-      "runtime numbers its grids; host grids' times are on %globaltimer, the records' clock");
+      "launch through its call patch; counts per kernel and call site are exact; a grid's parent and depth are "
+      "those of the call of its kernel in the same place by time as the grid by %gridid, exact where launches of "
+      "one kernel do not overlap in time; host grids' times are on %globaltimer, the records' clock");
   if (link.failed_calls > 0)
     say(std::to_string(link.failed_calls) + " launch calls made no grid (failed launches; the last calls of the "
         "kernel they launch are taken as the failed ones, their error code is not seen)");
   if (link.unexplained_grids > 0)
     say(std::to_string(link.unexplained_grids) + " device-launched grids match no launch call: they are not in the trace");
   if (link.before_call > 0)
-    say(std::to_string(link.before_call) + " grids started before the call they were linked to: the launch order "
-        "was not the order of %gridid there, and those links may be wrong");
+    say(std::to_string(link.before_call) + " grids started before the call they were linked to: those links are wrong");
   if (link.unknown_parent > 0)
     say(std::to_string(link.unknown_parent) + " launch calls came from grids whose blocks were not seen");
-  if (c.lock_timeouts > 0)
-    say(std::to_string(c.lock_timeouts) + " launch calls gave up waiting for the launch lock: launches were ordered "
-        "by their times from then on");
   std::uint64_t blocks = 0;
   for (const auto& g : c.grids) blocks += g.blocks;
   say("what the collection cost the program: " + std::to_string(blocks) + " blocks each entered and left a patch, " +
-      std::to_string(c.calls.size()) + " launch calls waited " + schema::fixed(c.lock_wait_ms, 3) +
-      " ms in all for the launch lock, and the rows were read back " + std::to_string(c.readbacks) + " times in " +
-      schema::fixed(c.readback_ms, 3) + " ms (bench/children_overhead_bench measures the whole cost against plain runs)");
+      std::to_string(c.calls.size()) + " launch calls were recorded, and the rows were read back " +
+      std::to_string(c.readbacks) + " times in " + schema::fixed(c.readback_ms, 3) +
+      " ms (bench/children_overhead_bench measures the whole cost against plain runs)");
   if (c.grids_lost > 0) say(std::to_string(c.grids_lost) + " grids did not fit the device buffer (CDPKIT_CHILDREN_GRIDS)");
   if (c.calls_lost > 0) say(std::to_string(c.calls_lost) + " launch calls did not fit the device buffer (CDPKIT_CHILDREN_GRIDS)");
   col.incomplete = c.incomplete;

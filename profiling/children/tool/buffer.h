@@ -33,7 +33,7 @@ struct children_call {
   unsigned long long caller_gridid;
   unsigned long long pc;      ///< the call instruction
   unsigned long long t_ns;    ///< %globaltimer at the call
-  unsigned long long ticket;  ///< order through the launch lock; ~0: not serialized
+  unsigned long long pad;
 };
 static_assert(sizeof(children_call) == 32, "children_call layout");
 
@@ -41,14 +41,8 @@ struct children_buffer {
   unsigned long long grid_count;   ///< rows claimed (may pass grid_capacity: those grids are lost)
   unsigned long long call_count;   ///< calls seen (may pass call_capacity)
   unsigned long long grid_capacity, call_capacity, slots;  ///< slots: a power of two
-  unsigned long long entries;      ///< launch entry points in entry_pc / entry_end
-  unsigned long long entry_pc[children_max_entries], entry_end[children_max_entries];
-  unsigned long long serialize;    ///< 1: launch calls pass one at a time through the lock
-  unsigned long long lock;         ///< the launch lock's holder tag; 0: free
-  unsigned long long ticket;       ///< the next ticket
-  unsigned long long lock_timeouts;///< calls that gave up waiting for the lock (their ticket is ~0)
-  unsigned long long lock_wait_ns; ///< how long a call waits for the lock before giving up
-  unsigned long long lock_waited_ns; ///< the time calls spent waiting for the lock, summed
+  unsigned long long entries;      ///< launch entry points in entry_pc
+  unsigned long long entry_pc[children_max_entries];
   unsigned long long pad[2];
 };
 

@@ -5,11 +5,10 @@
 //
 // What it does:
 //   - at each module load, patches every function of the module: block entry and block exit
-//     (patches.cu: one grid row per %gridid, its first entry, last exit, blocks and size), every
-//     call (a call of the device runtime's launch entry is appended with its grid, PC and time),
-//     every return (the launch entry's own return frees the launch lock, which orders the launch
-//     calls as the device runtime numbers the grids); reads the cubin (cdpkit/children/cubin.hpp)
-//     for its functions and for the kernel each launch call launches;
+//     (patches.cu: one grid row per %gridid, its first entry, last exit, blocks and size) and
+//     every call (a call of the device runtime's launch entry is appended with its grid, PC and
+//     time); reads the cubin (cdpkit/children/cubin.hpp) for its functions and for the kernel
+//     each launch call launches;
 //   - at each host launch, remembers the grid id (the launch callback's gridId is the grid's
 //     %gridid) and the kernel;
 //   - when the device is idle (the program synchronized its context, the context is being
@@ -18,11 +17,10 @@
 //     to $CDPKIT_PROFILE_OUT ("%p": the process id; default cdpkit-children-profile.json).
 //
 // Settings: CDPKIT_CHILDREN_GRIDS (rows for grids and for launch calls between two idle points,
-// default 2^20; 96 bytes of device memory per row), CDPKIT_CHILDREN_ORDER (lock, the default:
-// launch calls pass one at a time, so their order is exact; time: ordered by their times, faster
-// where launches crowd), CDPKIT_CHILDREN_PATCHES (the patches' fatbin; default
-// cdpkit_children_patches.fatbin beside this library), CDPKIT_INJECT_QUIET=1 (no line when the
-// profile is written).
+// default 2^20; 120 bytes of device memory per row), CDPKIT_CHILDREN_PATCHES (the patches'
+// fatbin; default cdpkit_children_patches.fatbin beside this library), CDPKIT_CHILDREN_RAW (a file
+// that also receives every grid and launch call as read back, one JSON object a line, for studying
+// the linkage), CDPKIT_INJECT_QUIET=1 (no line when the profile is written).
 //
 // A program stopped by a signal (Ctrl-C, SIGTERM, a crash) still writes what was read back until
 // then, marked incomplete (profiling/inject/signal_watch.hpp; CDPKIT_INJECT_SIGNALS=0 leaves the
@@ -86,8 +84,9 @@ struct tool_state {
   Sanitizer_SubscriberHandle subscriber{};
   std::string patches;
   unsigned long long rows = 1ull << 20;
-  bool serialize = true;
   bool quiet = false;
+  std::string raw_path;  ///< CDPKIT_CHILDREN_RAW
+  FILE* raw = nullptr;
   std::set<CUcontext> patched_contexts;
   std::map<CUcontext, context_buffer> buffers;
   std::vector<code_range> code;  ///< sorted by pc after each module load
@@ -161,8 +160,6 @@ context_buffer* buffer_for(tool_state& s, CUcontext ctx) {
   b.header.grid_capacity = s.rows;
   b.header.call_capacity = s.rows;
   b.header.slots = slots;
-  b.header.serialize = s.serialize ? 1 : 0;
-  b.header.lock_wait_ns = 2000000;  // 2 ms: far beyond one launch call (about a microsecond)
   const unsigned long long bytes = children_bytes(slots, s.rows, s.rows);
   void* p = nullptr;
   if (!ok(s, sanitizerAlloc(ctx, &p, bytes), "sanitizerAlloc (the grid table; a smaller CDPKIT_CHILDREN_GRIDS needs less)"))
@@ -183,7 +180,6 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
   ok(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_ENTER, m.module, "cdpkit_children_block_enter"), "patching block entries");
   ok(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, m.module, "cdpkit_children_block_exit"), "patching block exits");
   ok(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_CALL, m.module, "cdpkit_children_call"), "patching calls");
-  if (s.serialize) ok(s, sanitizerPatchInstructions(SANITIZER_INSTRUCTION_RET, m.module, "cdpkit_children_ret"), "patching returns");
   ok(s, sanitizerPatchModule(m.module), "sanitizerPatchModule");
 
   context_buffer* b = buffer_for(s, m.context);
@@ -203,7 +199,6 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     if (ch::is_launch_entry(f.name) && b != nullptr) {
       if (b->header.entries < children_max_entries) {
         b->header.entry_pc[b->header.entries] = pc;
-        b->header.entry_end[b->header.entries] = pc + size;
         ++b->header.entries;
         entries_changed = true;
       } else {
@@ -224,7 +219,7 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     if (entries_changed) {
       // the entry table only (offsetof is not constexpr for this layout's users: copy the prefix)
       ok(s, sanitizerMemcpyHostToDeviceAsync(&b->device->entries, &b->header.entries,
-                                             sizeof(unsigned long long) * (1 + 2 * children_max_entries), nullptr),
+                                             sizeof(unsigned long long) * (1 + children_max_entries), nullptr),
          "sanitizerMemcpyHostToDeviceAsync");
       ok(s, sanitizerStreamSynchronize(nullptr), "sanitizerStreamSynchronize");
     }
@@ -262,8 +257,6 @@ void drain_rows(tool_state& s, CUcontext ctx) {
     return;
   s.collected.grids_lost += h.grid_count - ng;
   s.collected.calls_lost += h.call_count - nc;
-  s.collected.lock_timeouts += h.lock_timeouts;
-  s.collected.lock_wait_ms += static_cast<double>(h.lock_waited_ns) / 1e6;
   for (const auto& g : grids) {
     ch::grid_seen o;
     o.gridid = g.gridid;
@@ -277,28 +270,32 @@ void drain_rows(tool_state& s, CUcontext ctx) {
     o.block_exits = g.block_exits;
     o.first_ns = g.first_ns;
     o.last_ns = g.last_ns;
+    if (s.raw != nullptr)
+      std::fprintf(s.raw, "{\"grid\": %llu, \"kernel\": \"%s\", \"host\": %s, \"blocks\": %llu, \"first_ns\": %llu, \"last_ns\": %llu}\n",
+                   static_cast<unsigned long long>(o.gridid), o.kernel.c_str(), o.host_launched ? "true" : "false",
+                   static_cast<unsigned long long>(o.blocks), static_cast<unsigned long long>(o.first_ns),
+                   static_cast<unsigned long long>(o.last_ns));
     s.collected.grids.push_back(std::move(o));
   }
   for (const auto& c : calls) {
     ch::launch_call o;
     o.caller_gridid = c.caller_gridid;
     o.t_ns = c.t_ns;
-    o.ticket = c.ticket;
     if (const code_range* r = code_at(s, c.pc)) {
       o.caller = r->name;
       o.offset = c.pc - r->pc;
       if (const auto l = r->launches.find(o.offset); l != r->launches.end()) o.child = l->second;
     }
+    if (s.raw != nullptr)
+      std::fprintf(s.raw, "{\"call_from\": %llu, \"caller\": \"%s\", \"offset\": %llu, \"child\": \"%s\", \"t_ns\": %llu}\n",
+                   static_cast<unsigned long long>(o.caller_gridid), o.caller.c_str(),
+                   static_cast<unsigned long long>(o.offset), o.child.c_str(), static_cast<unsigned long long>(o.t_ns));
     s.collected.calls.push_back(std::move(o));
   }
-  // the next stretch starts empty; the lock free, the order running on
+  // the next stretch starts empty
   const bool used = h.grid_count > 0;
   h.grid_count = 0;
   h.call_count = 0;
-  h.lock = 0;
-  h.lock_timeouts = 0;
-  h.lock_waited_ns = 0;
-  h.serialize = b.header.serialize;
   if (used) {
     ok(s, sanitizerMemset(base + children_keys_offset(), 0, h.slots * 8, nullptr), "sanitizerMemset");
     ok(s, sanitizerMemset(base + children_index_offset(h.slots), 0xff, h.slots * 4, nullptr), "sanitizerMemset");
@@ -322,6 +319,7 @@ void write_profile(tool_state& s) {
         ch::children_profile(s.collected, detail::program_name(), detail::command_line(), s.device, build);
     const nlohmann::json j = cdpkit::schema::profile_json(p);
     cdpkit::schema::write_json_file(j, path);
+    if (s.raw != nullptr) std::fflush(s.raw);
     if (!s.quiet)
       std::fprintf(stderr, "cdpkit children: wrote %s (%zu grids, %zu launch calls)\n", path.c_str(), s.collected.grids.size(),
                    s.collected.calls.size());
@@ -404,9 +402,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     if (end == r || *end != '\0' || n < 1024 || n > (1ull << 28)) note(s, std::string("CDPKIT_CHILDREN_GRIDS=") + r + " is not a number in [1024, 2^28]: using 2^20");
     else s.rows = n;
   }
-  if (const char* o = std::getenv("CDPKIT_CHILDREN_ORDER"); o != nullptr && *o != '\0') {
-    if (std::strcmp(o, "time") == 0) s.serialize = false;
-    else if (std::strcmp(o, "lock") != 0) note(s, std::string("CDPKIT_CHILDREN_ORDER=") + o + " is not lock or time: using lock");
+  if (const char* r = std::getenv("CDPKIT_CHILDREN_RAW"); r != nullptr && *r != '\0') {
+    s.raw_path = detail::profile_path("CDPKIT_CHILDREN_RAW", r);
+    s.raw = std::fopen(s.raw_path.c_str(), "w");
+    if (s.raw == nullptr) note(s, "CDPKIT_CHILDREN_RAW=" + s.raw_path + " cannot be written: no raw rows");
   }
   if (const char* q = std::getenv("CDPKIT_INJECT_QUIET"); q != nullptr && std::strcmp(q, "0") != 0 && *q != '\0') s.quiet = true;
   const char* p = std::getenv("CDPKIT_CHILDREN_PATCHES");

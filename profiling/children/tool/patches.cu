@@ -1,13 +1,13 @@
 // The children collector's device half: the functions the Compute Sanitizer API calls from the
-// patched code of every kernel (block entry, block exit, every call, every return). Compiled as a
-// tools patch (nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch) and loaded by
+// patched code of every kernel (block entry, block exit, every call). Compiled as a tools patch
+// (nvcc --fatbin --keep-device-functions -Xptxas --compile-as-tools-patch) and loaded by
 // collector.cpp with sanitizerAddPatchesFromFile. buffer.h describes the memory they fill.
 //
-// Per block: one thread (0, 0, 0) claims or finds its grid's row and updates it with two atomics.
-// Per launch call: the calling thread appends one row; with serialization on, it first takes the
-// launch lock, which the launch entry's own return releases, so the tickets follow the order in
-// which the device runtime numbered the grids (grids.hpp). A lock that cannot be had within
-// lock_wait_ns is given up (the call's ticket is then ~0): the patches never hang a program.
+// Per block: one thread (0, 0, 0) finds its grid's row (a plain read once the row exists; a
+// compare-and-swap only to claim it) and adds one to the row's entry or exit count; the first
+// entries and the last exit by those counts also set the grid's first and last times. Every block
+// of a grid meets the same row, so each atomic a block does is one more in a queue all of them
+// share: the patches do as few as they can. Per launch call: the calling thread appends one row.
 
 #include "buffer.h"
 
@@ -42,22 +42,6 @@ __device__ __forceinline__ bool first_thread_of_block() {
   asm volatile("mov.u32 %0, %%tid.z;" : "=r"(z));
   return (x | y | z) == 0;
 }
-/// A tag for this thread: the lock's holder.
-__device__ __forceinline__ unsigned long long thread_tag() {
-  unsigned tx, ty, tz, bx, by, bz;
-  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tx));
-  asm volatile("mov.u32 %0, %%tid.y;" : "=r"(ty));
-  asm volatile("mov.u32 %0, %%tid.z;" : "=r"(tz));
-  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(bx));
-  asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(by));
-  asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(bz));
-  unsigned long long h = gridid() * 0x9e3779b97f4a7c15ull;
-  h ^= (static_cast<unsigned long long>(bx) << 32 | by) + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
-  h ^= (static_cast<unsigned long long>(bz) << 40 | static_cast<unsigned long long>(tz) << 20 | ty << 10 | tx) +
-       0x94d049bb133111ebull + (h << 6) + (h >> 2);
-  return h | 1;  // never 0 (a free lock)
-}
-
 __device__ __forceinline__ unsigned long long mix(unsigned long long k) {
   k ^= k >> 33;
   k *= 0xff51afd7ed558ccdull;
@@ -77,7 +61,8 @@ __device__ children_grid* grid_row(children_buffer* b, unsigned long long pc) {
   const unsigned long long mask = b->slots - 1;
   unsigned long long h = mix(key) & mask;
   for (unsigned long long probe = 0; probe <= mask; ++probe, h = (h + 1) & mask) {
-    const unsigned long long seen = atomicCAS(&keys[h], 0ull, key);
+    unsigned long long seen = *static_cast<volatile unsigned long long*>(&keys[h]);
+    if (seen == 0) seen = atomicCAS(&keys[h], 0ull, key);  // free: claim it (or learn who did)
     if (seen == 0) {  // claimed: take a row, fill it, publish it
       const unsigned long long row = atomicAdd(&b->grid_count, 1ull);
       if (row >= b->grid_capacity) {
@@ -115,20 +100,19 @@ __device__ bool is_launch_entry(const children_buffer* b, unsigned long long tar
   return false;
 }
 
-__device__ bool in_launch_entry(const children_buffer* b, unsigned long long pc) {
-  for (unsigned long long k = 0; k < b->entries && k < children_max_entries; ++k)
-    if (pc >= b->entry_pc[k] && pc < b->entry_end[k]) return true;
-  return false;
-}
-
 }  // namespace
+
+/// Entries after which a grid's first time is settled: the first blocks by the entry count are
+/// the first to run within a few nanoseconds (they take the row's atomics in turn), so their
+/// times' minimum is the grid's start.
+constexpr unsigned first_entries = 32;
 
 extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_block_enter(void* userdata, uint64_t pc) {
   if (userdata == nullptr || !first_thread_of_block()) return SANITIZER_PATCH_SUCCESS;
   auto* b = static_cast<children_buffer*>(userdata);
   if (children_grid* g = grid_row(b, pc)) {
-    atomicMin(&g->first_ns, now_ns());
-    atomicAdd(&g->block_entries, 1u);
+    const unsigned long long t = now_ns();
+    if (atomicAdd(&g->block_entries, 1u) < first_entries) atomicMin(&g->first_ns, t);
   }
   return SANITIZER_PATCH_SUCCESS;
 }
@@ -137,48 +121,23 @@ extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_block_ex
   if (userdata == nullptr || !first_thread_of_block()) return SANITIZER_PATCH_SUCCESS;
   auto* b = static_cast<children_buffer*>(userdata);
   if (children_grid* g = grid_row(b, pc)) {
-    atomicMax(&g->last_ns, now_ns());
-    atomicAdd(&g->block_exits, 1u);
+    // the last exit by the count: every other block has left; its time, read now, is the grid's end
+    const unsigned blocks = g->nctaid[0] * g->nctaid[1] * g->nctaid[2];
+    if (atomicAdd(&g->block_exits, 1u) + 1 >= blocks) atomicMax(&g->last_ns, now_ns());
   }
   return SANITIZER_PATCH_SUCCESS;
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_call(void* userdata, uint64_t pc, uint64_t target_pc,
-                                                                       uint32_t /*flags*/) {
+                                                                              uint32_t /*flags*/) {
   if (userdata == nullptr) return SANITIZER_PATCH_SUCCESS;
   auto* b = static_cast<children_buffer*>(userdata);
   if (!is_launch_entry(b, target_pc)) return SANITIZER_PATCH_SUCCESS;
-  unsigned long long ticket = ~0ull;
-  if (b->serialize != 0) {
-    const unsigned long long tag = thread_tag();
-    const unsigned long long since = now_ns();
-    bool held = false;
-    while (!(held = atomicCAS(&b->lock, 0ull, tag) == 0ull)) {
-      if (now_ns() - since > b->lock_wait_ns) break;
-    }
-    if (held) {
-      __threadfence();
-      ticket = atomicAdd(&b->ticket, 1ull);
-      atomicAdd(&b->lock_waited_ns, now_ns() - since);
-    } else {  // the lock is not freed (a launch entry that never returned through its own code):
-      atomicAdd(&b->lock_timeouts, 1ull);  // serialization ends for the rest of the stretch
-      atomicExch(&b->serialize, 0ull);
-    }
-  }
   const unsigned long long row = atomicAdd(&b->call_count, 1ull);
   if (row < b->call_capacity) {
     auto* calls = reinterpret_cast<children_call*>(reinterpret_cast<char*>(b) +
                                                    children_calls_offset(b->slots, b->grid_capacity));
-    calls[row] = children_call{gridid(), pc, now_ns(), ticket};
+    calls[row] = children_call{gridid(), pc, now_ns(), 0};
   }
-  return SANITIZER_PATCH_SUCCESS;
-}
-
-extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_ret(void* userdata, uint64_t pc) {
-  if (userdata == nullptr) return SANITIZER_PATCH_SUCCESS;
-  auto* b = static_cast<children_buffer*>(userdata);
-  if (b->serialize == 0 || !in_launch_entry(b, pc)) return SANITIZER_PATCH_SUCCESS;
-  __threadfence();
-  atomicCAS(&b->lock, thread_tag(), 0ull);  // only the holder frees it
   return SANITIZER_PATCH_SUCCESS;
 }

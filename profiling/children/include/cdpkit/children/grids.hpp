@@ -6,14 +6,16 @@
 // read cdpkit's own). Host C++ only: the device half is profiling/children/tool.
 //
 // The link between a launch call and the grid it made: the patches see the call (its grid, its
-// code offset, the time) and, separately, the new grid (its %gridid, kernel, size, blocks), but
-// nothing that names both. The device runtime numbers the grids it launches in launch order,
-// downward (%gridid -5, -6, ... read as signed: bench/probes/results), and the code names the
-// kernel each call launches (cubin.hpp). So the grids of one kernel, in the order of their ids,
-// are matched one to one with the calls that launch that kernel, in launch order: the order in
-// which the calls passed the collector's launch lock (their tickets, exact), or where there were
-// no tickets, the times of the calls. A kernel with fewer grids than calls had failed launches:
-// its last calls are taken as the failed ones (the count is exact; which call failed is not seen).
+// code offset, the time) and, separately, the new grid (its %gridid, kernel, size, blocks, times),
+// but nothing that names both. The code names the kernel each call launches (cubin.hpp), and the
+// device runtime numbers the grids it launches downward (%gridid -5, -6, ...:
+// bench/probes/results); so the grids of one kernel, in the order of their ids, are paired with
+// the calls that launch that kernel, in the order of their times. The counts per kernel and per
+// call site are exact, and so are each grid's blocks and times; a grid's parent and depth are
+// exact only where the launches of one kernel do not overlap in time (measured against
+// self-counting workloads: docs/profiling.md). A kernel with fewer grids than calls had failed
+// launches: the calls left over are taken as the failed ones (the count is exact; which call
+// failed is not seen).
 
 #include <cdpkit/schema/profile.hpp>
 
@@ -23,9 +25,6 @@
 #include <vector>
 
 namespace cdpkit::children {
-
-/// launch_call::ticket of a call that did not pass the launch lock.
-inline constexpr std::uint64_t no_ticket = ~0ull;
 
 /// A grid as the block-entry and block-exit patches saw it.
 struct grid_seen {
@@ -47,7 +46,6 @@ struct launch_call {
   std::uint64_t offset = 0;         ///< the call instruction's offset in the caller
   std::string child;                ///< the kernel the code launches there (cubin.hpp); empty: not known
   std::uint64_t t_ns = 0;           ///< %globaltimer at the call
-  std::uint64_t ticket = no_ticket; ///< its place in the order calls passed the launch lock
 };
 
 /// Which call made which grid.
@@ -59,7 +57,7 @@ struct linkage {
   std::uint64_t device_grids = 0;      ///< grids the host did not launch
   std::uint64_t unexplained_grids = 0; ///< device grids no call of their kernel explains
   std::uint64_t failed_calls = 0;      ///< calls no grid answers (failed launches)
-  std::uint64_t before_call = 0;       ///< matches whose grid started before its call (the order was wrong)
+  std::uint64_t before_call = 0;       ///< grids paired with a call made after they started (wrong pairs)
   std::uint64_t unknown_parent = 0;    ///< calls from a grid that was never seen
 };
 
@@ -87,9 +85,7 @@ struct collection {
   std::vector<std::string> notes;     ///< the collector's own ("children: ...")
   std::uint64_t grids_lost = 0;       ///< grids past the buffer's rows (not in `grids`)
   std::uint64_t calls_lost = 0;       ///< launch calls past the buffer's rows
-  std::uint64_t lock_timeouts = 0;    ///< calls that gave up on the launch lock
   std::uint64_t pending_limit = 0;    ///< cudaLimitDevRuntimePendingLaunchCount (0: not read)
-  double lock_wait_ms = 0;            ///< the time launch calls waited for the launch lock, summed
   double readback_ms = 0;             ///< the host's time reading the rows back and clearing them
   std::uint64_t readbacks = 0;        ///< how often it did
   std::optional<std::string> incomplete;  ///< why the collection ended before the program did
@@ -99,8 +95,8 @@ struct collection {
 /// command line, ms the span from the first grid's start to the last grid's end) whose trace is
 /// children_snapshot's, the host-launched grids as the host activity (times on %globaltimer, the
 /// trace's clock), and the collector's notes: what the linkage could not explain, what the
-/// collection lost and what it cost the program where this run measured it (the lock's waits, the
-/// read-backs). `build` is the collector's build description.
+/// collection lost and what it cost the program where this run measured it (the read-backs).
+/// `build` is the collector's build description.
 schema::profile children_profile(const collection& c, const std::string& program, const std::string& input,
                                  const schema::device_profile& device, const nlohmann::json& build);
 
