@@ -22,6 +22,9 @@
 // blocks launched, grids by depth (host-launched grid 0, its children 1, ...; a tail-launched grid
 // is its launcher's child too). Independently, thread 0 of every block of a device-launched grid
 // counts the block when it starts, and of block 0 the grid. Host launches are counted on the host.
+// CDP_WORKLOADS_TRUTH=<file>: the quicksort's and the quadtree's device-launched grids, each with
+// its %gridid, its parent's and its depth, one JSON object a line (the program's own account of
+// who launched whom, against which a profiler's pairing of grids and launches is studied).
 // One line reports a run:
 //   cdp_workloads: <workload> size=N host_grids=H device_grids=G failed_launches=F device_blocks=B
 //   depths=D grids_started=S blocks_started=T verified=yes|no ms=M
@@ -90,6 +93,30 @@ struct launch_counts {
 };
 
 __device__ launch_counts g_counts;
+
+/// Who launched whom, as the program knows it: each device-launched grid of the quicksort and the
+/// quadtree (their launches overlap in time) logs its own %gridid, its parent's (passed to it) and
+/// its depth, for studying how a profiler pairs grids with launches (CDP_WORKLOADS_TRUTH).
+struct truth_entry {
+  u64 grid, parent;
+  u64 depth;
+};
+constexpr u32 truth_capacity = 1u << 20;
+__device__ truth_entry g_truth[truth_capacity];
+__device__ u64 g_truth_count;
+
+static __device__ u64 own_gridid() {
+  u64 id;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(id));
+  return id;
+}
+
+/// Block 0's thread 0 of a device-launched grid logs it.
+static __device__ void log_truth(u64 parent, int depth) {
+  if (depth == 0 || threadIdx.x != 0 || blockIdx.x != 0) return;
+  const u64 k = atomicAdd(&g_truth_count, 1ull);
+  if (k < truth_capacity) g_truth[k] = truth_entry{own_gridid(), parent, static_cast<u64>(depth)};
+}
 
 /// Thread 0 of each block of a device-launched grid (depth > 0) counts the block, block 0 the grid.
 static __device__ void note_started(int depth) {
@@ -168,11 +195,12 @@ static __device__ u32 median3(u32 a, u32 b, u32 c) { return max(min(a, b), min(m
 /// Sorts keys[lo, hi). One block: it partitions around a median of three (less, equal, greater;
 /// the placement is deterministic, so the grids launched are too) and launches each half of two
 /// or more keys as a child grid in its own non-blocking stream.
-__global__ void qs_segment(u32* keys, u32* scratch, u32 lo, u32 hi, int depth) {
+__global__ void qs_segment(u32* keys, u32* scratch, u32 lo, u32 hi, int depth, u64 parent) {
   __shared__ u32 tile[qs_cutoff];
   __shared__ u32 warp_count[qs_threads / 32];  // a warp's keys of a tile: less | greater << 16
   __shared__ int not_launched[2];
   note_started(depth);
+  log_truth(parent, depth);
   const u32 size = hi - lo;
   if (size <= qs_cutoff || depth >= qs_max_depth) return sort_inline(keys + lo, size, tile);
   const u32 pivot = median3(keys[lo], keys[lo + size / 2], keys[hi - 1]);
@@ -211,7 +239,8 @@ __global__ void qs_segment(u32* keys, u32* scratch, u32 lo, u32 hi, int depth) {
         not_launched[h] = 1;
         continue;
       }
-      qs_segment<<<1, qs_threads, 0, s>>>(keys, scratch, half_lo[h], half_lo[h] + half_size[h], depth + 1);
+      qs_segment<<<1, qs_threads, 0, s>>>(keys, scratch, half_lo[h], half_lo[h] + half_size[h], depth + 1,
+                                          own_gridid());
       not_launched[h] = !launch_counted(depth + 1, 1);
       if (cudaStreamDestroy(s) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -304,10 +333,11 @@ static __device__ int quadrant_of(float2 p, float mx, float my) { return (p.x >=
 /// quadrant and one child grid per non-empty quadrant (ids_out and ids_in swap roles there). A
 /// quadrant whose launch fails becomes a leaf of this node.
 __global__ void quadtree_node(const float2* points, u32* ids_in, u32* ids_out, u32 begin, u32 end, box b,
-                              int depth, u32* hits) {
+                              int depth, u32* hits, u64 parent) {
   __shared__ u32 count[4], offset[4], cursor[4];
   __shared__ int not_launched[4];
   note_started(depth);
+  log_truth(parent, depth);
   if (end - begin <= qt_min_points || depth >= qt_max_depth)
     return quadtree_leaf(points, ids_in, begin, end, b, hits);
   const float mx = 0.5f * (b.x0 + b.x1), my = 0.5f * (b.y0 + b.y1);
@@ -333,7 +363,8 @@ __global__ void quadtree_node(const float2* points, u32* ids_in, u32* ids_out, u
       not_launched[q] = 0;
       if (count[q] == 0) continue;
       quadtree_node<<<1, qt_threads, 0, cudaStreamFireAndForget>>>(points, ids_out, ids_in, offset[q],
-                                                                    offset[q] + count[q], qb[q], depth + 1, hits);
+                                                                    offset[q] + count[q], qb[q], depth + 1, hits,
+                                                                    own_gridid());
       not_launched[q] = !launch_counted(depth + 1, 1);
     }
   }
@@ -471,7 +502,7 @@ outcome run_quicksort(u32 n) {
   u32* d_keys = to_device(keys);
   u32* d_scratch = to_device(keys);
   launch_begins();
-  qs_segment<<<1, qs_threads>>>(d_keys, d_scratch, 0, n, 0);
+  qs_segment<<<1, qs_threads>>>(d_keys, d_scratch, 0, n, 0, 0);
   host_launch(r, "qs_segment launch");
   to_host_and_free(sorted, d_keys);
   check(cudaFree(d_scratch), "cudaFree");
@@ -522,7 +553,7 @@ outcome run_quadtree(u32 n) {
   u32* d_ids = to_device(ids);
   u32* d_hits = to_device(hits);
   launch_begins();
-  quadtree_node<<<1, qt_threads>>>(d_points, d_ids, d_ids + n, 0, n, box{0.0f, 0.0f, 1.0f, 1.0f}, 0, d_hits);
+  quadtree_node<<<1, qt_threads>>>(d_points, d_ids, d_ids + n, 0, n, box{0.0f, 0.0f, 1.0f, 1.0f}, 0, d_hits, 0);
   host_launch(r, "quadtree_node launch");
   to_host_and_free(hits, d_hits);
   check(cudaFree(d_points), "cudaFree");
@@ -647,6 +678,21 @@ int main(int argc, char** argv) {
   } catch (const std::runtime_error& f) {
     std::fprintf(stderr, "cdp_workloads: %s: %s\n", w->name, f.what());
     return 1;
+  }
+  if (const char* truth = std::getenv("CDP_WORKLOADS_TRUTH"); truth != nullptr && *truth != '\0') {
+    u64 n = 0;
+    check(cudaMemcpyFromSymbol(&n, g_truth_count, sizeof n), "cudaMemcpyFromSymbol");
+    std::vector<truth_entry> log(std::min<u64>(n, truth_capacity));
+    if (!log.empty())
+      check(cudaMemcpyFromSymbol(log.data(), g_truth, log.size() * sizeof(truth_entry)), "cudaMemcpyFromSymbol");
+    FILE* f = std::fopen(truth, "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "cdp_workloads: CDP_WORKLOADS_TRUTH=%s cannot be written\n", truth);
+      return 2;
+    }
+    for (const truth_entry& e : log)
+      std::fprintf(f, "{\"grid\": %llu, \"parent\": %llu, \"depth\": %llu}\n", e.grid, e.parent, e.depth);
+    std::fclose(f);
   }
   const launch_counts& c = *counts;
   if (c.wrong != 0) {
