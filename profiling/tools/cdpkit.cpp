@@ -298,8 +298,8 @@ int run(int argc, char** argv) {
                    "NAME of the profile and report (NAME.json, NAME.html); default report1, report2, ... "
                    "(the first free)");
   CLI::Option* collect_opt = prof->add_option("--collect", collect,
-                   "a comma-separated list: children (every grid, device-launched ones included: size, depth, "
-                   "times, launching grid and call site, through the Compute Sanitizer API), metrics (CUPTI's "
+                   "a comma-separated list: children or trace (every grid, device-launched ones included: size, "
+                   "depth, times, launching grid and call site, through the Compute Sanitizer API), metrics (CUPTI's "
                    "range profiler: one range per host kernel launch, the grids it launches folded in), timeline "
                    "(PM sampling), none (host timeline only), all (metrics and children). children and CUPTI's "
                    "parts cannot share a process: with both, the program runs twice. Default: children where "

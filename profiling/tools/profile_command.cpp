@@ -146,13 +146,13 @@ collect_plan collect_setting(const std::string& collect) {
     } else if (part == "all") {
       cupti = "metrics";
       plan.children = true;
-    } else if (part == "children") {
+    } else if (part == "children" || part == "trace") {  // an unmodified program's trace is its grids
       plan.children = true;
     } else if (part == "none") {
       none = true;
     } else {
       throw command_error("--collect " + quoted_input(collect) + ": " + quoted_input(part) +
-                          " is not one of metrics, timeline, children, none, all");
+                          " is not one of children (or trace), metrics, timeline, none, all");
     }
     if (!cupti.empty() && !plan.cupti.empty() && plan.cupti != cupti)
       throw command_error("--collect " + quoted_input(collect) +

@@ -82,8 +82,9 @@ struct collect_plan {
   bool children = false;  ///< every grid, device-launched ones included (libcdpkit_children.so)
 };
 
-/// --collect's value: a comma-separated list of metrics, timeline, none, children and all (the
-/// most that can be had: metrics and children). "metrics,timeline" is refused (CUPTI serves one of
+/// --collect's value: a comma-separated list of children (also spelled trace: an unmodified
+/// program's launch trace is its grids'), metrics, timeline, none and all (the most that can be
+/// had: metrics and children). "metrics,timeline" is refused (CUPTI serves one of
 /// them at a time), and so is "none" with metrics or timeline. Throws command_error naming the value.
 collect_plan collect_setting(const std::string& collect);
 

@@ -82,6 +82,7 @@ TEST_CASE("--collect names the runs: CUPTI's one collection and the children col
   CHECK(plan("timeline") == "timeline");
   CHECK(plan("none") == "none");
   CHECK(plan("children") == "+children");
+  CHECK(plan("trace") == "+children");
   CHECK(plan("children,timeline") == "timeline+children");
   CHECK(plan("metrics,children") == "metrics+children");
   CHECK(plan("metrics,all") == "metrics+children");
@@ -91,7 +92,7 @@ TEST_CASE("--collect names the runs: CUPTI's one collection and the children col
   CHECK_THROWS_WITH_AS(collect_setting("timeline,all"), doctest::Contains("cannot be collected in one run"),
                        command_error);
   CHECK_THROWS_WITH_AS(collect_setting("none,metrics"), doctest::Contains("cannot go with metrics"), command_error);
-  CHECK_THROWS_WITH_AS(collect_setting("trace"), doctest::Contains("'trace' is not one of"), command_error);
+  CHECK_THROWS_WITH_AS(collect_setting("graphs"), doctest::Contains("'graphs' is not one of"), command_error);
   CHECK_THROWS_AS(collect_setting(""), command_error);
   CHECK_THROWS_AS(collect_setting("metrics,"), command_error);
 }
