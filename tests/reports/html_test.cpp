@@ -388,3 +388,11 @@ TEST_CASE("an incomplete profile's report opens with why it is incomplete") {
   CHECK(html.find("the program was stopped by signal 2 (SIGINT)", banner) != std::string::npos);
   CHECK(banner < html.find("<h2 id=\"glance\">"));
 }
+
+TEST_CASE("a profile of an unmodified program's grids says where its child grids come from") {
+  auto p = collected_profile();
+  CHECK(rep::render_html({p}).find("the children collector saw") == std::string::npos);
+  p.collector->requested = {"children"};
+  CHECK(rep::render_html({p}).find("or from the grids the children collector saw in an unmodified program") !=
+        std::string::npos);
+}

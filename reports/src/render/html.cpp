@@ -603,7 +603,13 @@ std::string render_html(const std::vector<profile>& profiles) {
   o << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
        "content=\"width=device-width,initial-scale=1\"><title>cdpkit report</title><style>"
     << css << "</style></head><body><h1>cdpkit divergence report</h1><p class=\"note\">Child grids, launch tree, pending"
-               " launches and per-warp divergence from the device-side trace of cdpkit's launch layer.</p>";
+               " launches and per-warp divergence from the device-side trace of cdpkit's launch layer";
+  // a profile of an unmodified program holds the children collector's grids instead (profiling/children)
+  const bool children = std::any_of(profiles.begin(), profiles.end(), [](const profile& p) {
+    return p.collector && std::find(p.collector->requested.begin(), p.collector->requested.end(), "children") !=
+                              p.collector->requested.end();
+  });
+  o << (children ? ", or from the grids the children collector saw in an unmodified program" : "") << ".</p>";
   collector_notes(o, profiles);
   o << "<nav>";
   for (std::size_t k = 0; k < parts.size(); ++k)
