@@ -206,23 +206,17 @@ int profile(bool named, const std::string& output, const std::string& collect, b
   const int failed = end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error;
   // The program's profile (or, when the program itself made no CUDA call, the first process's) is
   // NAME.json, its runs' profiles merged; another process's is NAME.<pid>.json. The report shows them all.
-  nlohmann::json main_doc;
-  std::vector<fs::path> merged;
+  // The program's own profile of each run (or, when the program itself made no CUDA call, its
+  // first process's); with one run it is moved onto NAME.json as written, with two the documents
+  // are merged.
+  std::vector<const library_run*> with_parts;
   std::vector<cdpkit::tools::process_profile> others;
-  for (const library_run& r : runs) {
-    if (r.parts.empty()) continue;
-    nlohmann::json doc = nlohmann::json::parse(file_text(r.parts.front().path), nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded() || !doc.is_object()) {
-      std::cerr << "cdpkit profile: the " << r.tag << " run's profile " << cdpkit::quoted_input(r.parts.front().path.string())
-                << " is not a JSON document: left as it is\n";
-    } else {
-      main_doc = r.tag == "cupti" ? cdpkit::tools::merge_profiles(std::move(doc), std::move(main_doc))
-                                  : cdpkit::tools::merge_profiles(std::move(main_doc), std::move(doc));
-      merged.push_back(r.parts.front().path);
+  for (const library_run& r : runs)
+    if (!r.parts.empty()) {
+      with_parts.push_back(&r);
+      others.insert(others.end(), r.parts.begin() + 1, r.parts.end());
     }
-    others.insert(others.end(), r.parts.begin() + 1, r.parts.end());
-  }
-  if (main_doc.is_null()) {
+  if (with_parts.empty()) {
     release_name();
     std::cerr << "cdpkit profile: no profile was written: " << cdpkit::quoted_input(command.front())
               << (end.message.empty() ? " made no CUDA call that loads the injection library"
@@ -230,22 +224,43 @@ int profile(bool named, const std::string& output, const std::string& collect, b
               << "\n";
     return finish(end.exit_code);
   }
-  std::vector<std::string> written;
-  std::vector<long> written_pids;
-  try {
-    cdpkit::schema::write_json_file(main_doc, out_json);
-  } catch (const std::exception& e) {
-    std::cerr << "cdpkit profile: the profile could not be written to " << cdpkit::quoted_input(out_json) << " ("
-              << e.what() << ")\n";
-    release_name();
-    return finish(failed);
-  }
-  for (const auto& m : merged) {
+  const cdpkit::tools::process_profile& main_part = with_parts.front()->parts.front();
+  const bool main_is_program = main_part.pid == with_parts.front()->pid;
+  if (with_parts.size() == 1) {
     std::error_code ec;
-    fs::remove(m, ec);
+    fs::rename(main_part.path, out_json, ec);
+    if (ec) {
+      std::cerr << "cdpkit profile: the profile could not be moved to " << cdpkit::quoted_input(out_json) << " ("
+                << ec.message() << "); it is in " << cdpkit::quoted_input(main_part.path.string()) << "\n";
+      release_name();
+      return finish(failed);
+    }
+  } else {
+    nlohmann::json main_doc;
+    for (const library_run* r : with_parts) {  // CUPTI's run first: its document takes the children run's runs
+      nlohmann::json doc = nlohmann::json::parse(file_text(r->parts.front().path), nullptr, /*allow_exceptions=*/false);
+      if (doc.is_discarded() || !doc.is_object()) {
+        std::cerr << "cdpkit profile: the " << r->tag << " run's profile " << cdpkit::quoted_input(r->parts.front().path.string())
+                  << " is not a JSON document: it is left as it is\n";
+        continue;
+      }
+      main_doc = cdpkit::tools::merge_profiles(std::move(main_doc), std::move(doc));
+    }
+    try {
+      cdpkit::schema::write_json_file(main_doc, out_json);
+    } catch (const std::exception& e) {
+      std::cerr << "cdpkit profile: the profile could not be written to " << cdpkit::quoted_input(out_json) << " ("
+                << e.what() << ")\n";
+      release_name();
+      return finish(failed);
+    }
+    for (const library_run* r : with_parts) {
+      std::error_code ec;
+      fs::remove(r->parts.front().path, ec);
+    }
   }
-  written.push_back(out_json);
-  written_pids.push_back(runs.front().pid);
+  std::vector<std::string> written{out_json};
+  std::vector<long> written_pids{main_part.pid};
   for (const auto& part : others) {
     const std::string target = stem + "." + std::to_string(part.pid) + ".json";
     std::error_code ec;
@@ -276,8 +291,10 @@ int profile(bool named, const std::string& output, const std::string& collect, b
   }
   std::cerr << "cdpkit profile: ";
   if (written.size() > 1) {
-    std::cerr << written.size() << " profiles: wrote";
-    for (std::size_t k = 0; k < written.size(); ++k) std::cerr << " " << written[k] << " (process " << written_pids[k] << "),";
+    std::cerr << written.size() << " processes made CUDA calls: wrote";
+    for (std::size_t k = 0; k < written.size(); ++k)
+      std::cerr << " " << written[k] << " (process " << written_pids[k] << (k == 0 && main_is_program ? ", the program" : "")
+                << "),";
     std::cerr << " and " << out_html << " (all " << written.size() << ")";
   } else {
     std::cerr << "wrote " << out_json << " and " << out_html;
