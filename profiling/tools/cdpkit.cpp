@@ -196,6 +196,7 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     if (!r.end.message.empty()) std::cerr << "cdpkit profile: " << r.end.message << "\n";
     r.parts = cdpkit::tools::find_process_profiles(folder, prefix, r.pid);
     if (r.end.signal != 0) break;  // a program stopped by a signal is not run again
+    if (r.end.exit_code != 0) break;  // nor one that failed: its status is the one passed through
   }
   const cdpkit::tools::program_end end = last_end != nullptr ? *last_end : cdpkit::tools::program_end{};
   const auto finish = [&](int code) {
@@ -205,10 +206,8 @@ int profile(bool named, const std::string& output, const std::string& collect, b
   };
   const int failed = end.exit_code != 0 ? end.exit_code : cdpkit::tools::exit_error;
   // The program's profile (or, when the program itself made no CUDA call, the first process's) is
-  // NAME.json, its runs' profiles merged; another process's is NAME.<pid>.json. The report shows them all.
-  // The program's own profile of each run (or, when the program itself made no CUDA call, its
-  // first process's); with one run it is moved onto NAME.json as written, with two the documents
-  // are merged.
+  // NAME.json: with one run moved there as written, with two the runs' documents merged; another
+  // process's is NAME.<pid>.json. The report shows them all.
   std::vector<const library_run*> with_parts;
   std::vector<cdpkit::tools::process_profile> others;
   for (const library_run& r : runs)
@@ -237,6 +236,7 @@ int profile(bool named, const std::string& output, const std::string& collect, b
     }
   } else {
     nlohmann::json main_doc;
+    std::vector<fs::path> merged;
     for (const library_run* r : with_parts) {  // CUPTI's run first: its document takes the children run's runs
       nlohmann::json doc = nlohmann::json::parse(file_text(r->parts.front().path), nullptr, /*allow_exceptions=*/false);
       if (doc.is_discarded() || !doc.is_object()) {
@@ -245,6 +245,11 @@ int profile(bool named, const std::string& output, const std::string& collect, b
         continue;
       }
       main_doc = cdpkit::tools::merge_profiles(std::move(main_doc), std::move(doc));
+      merged.push_back(r->parts.front().path);
+    }
+    if (merged.empty()) {
+      release_name();
+      return finish(failed);
     }
     try {
       cdpkit::schema::write_json_file(main_doc, out_json);
@@ -254,9 +259,9 @@ int profile(bool named, const std::string& output, const std::string& collect, b
       release_name();
       return finish(failed);
     }
-    for (const library_run* r : with_parts) {
+    for (const auto& m : merged) {
       std::error_code ec;
-      fs::remove(r->parts.front().path, ec);
+      fs::remove(m, ec);
     }
   }
   std::vector<std::string> written{out_json};

@@ -170,18 +170,21 @@ nlohmann::json merge_profiles(nlohmann::json cupti, nlohmann::json children) {
   if (cupti.is_null()) return children;
   if (children.is_null()) return cupti;
   nlohmann::json& runs = cupti["runs"];
-  for (auto& run : children["runs"]) {
-    run["id"] = runs.size();
-    runs.push_back(std::move(run));
-  }
+  if (!runs.is_array()) runs = nlohmann::json::array();
+  if (const auto it = children.find("runs"); it != children.end() && it->is_array())
+    for (auto& run : *it) {
+      run["id"] = runs.size();
+      runs.push_back(std::move(run));
+    }
   nlohmann::json& col = cupti["collector"];
-  const nlohmann::json& other = children["collector"];
+  const nlohmann::json other = children.contains("collector") ? children["collector"] : nlohmann::json();
   if (col.is_null()) {
     col = other;
-  } else if (!other.is_null()) {
-    for (const auto& r : other["requested"]) col["requested"].push_back(r);
-    for (const auto& n : other["notes"]) col["notes"].push_back(n);
-    if (!col.contains("incomplete") && other.contains("incomplete")) col["incomplete"] = other["incomplete"];
+  } else if (other.is_object()) {
+    for (const char* list : {"requested", "notes"})
+      if (const auto it = other.find(list); it != other.end() && it->is_array())
+        for (const auto& v : *it) col[list].push_back(v);
+    if (!col.contains("incomplete") && other.contains("incomplete")) col["incomplete"] = other.at("incomplete");
   }
   return cupti;
 }

@@ -91,7 +91,8 @@ collect_plan collect_setting(const std::string& collect);
 /// One profile from the profiles of one process's runs: the CUPTI run's document (`cupti`, may be
 /// null) with the children run's runs appended (renumbered after its own), the collectors'
 /// requests and notes joined, and "incomplete" from either. With one of them null, the other as
-/// it is. Precondition: both are profile documents of the current version.
+/// it is. Missing or mistyped parts of either are left out (the report's reader says what is
+/// wrong with the result).
 nlohmann::json merge_profiles(nlohmann::json cupti, nlohmann::json children);
 
 /// How the profiled program ended, for the front door: its exit status passed through, or

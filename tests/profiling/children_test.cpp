@@ -233,3 +233,33 @@ TEST_CASE("launch sites beyond the trace's 64 pool into one named for them") {
   CHECK(snap.sites[cdpkit::trace_limits::max_sites - 1].requests == 70 - (cdpkit::trace_limits::max_sites - 1));
   CHECK(snap.records.size() == 70);
 }
+
+TEST_CASE("a chain of a hundred thousand tail launches gets its depths, each grid's once") {
+  constexpr int n = 100000;
+  std::vector<ch::grid_seen> grids = {grid(1, "step", 1, 32, 0, 10, true)};
+  std::vector<ch::launch_call> calls;
+  for (int k = 0; k < n; ++k) {
+    const std::uint64_t caller = k == 0 ? 1 : device_id(k - 1);
+    calls.push_back(call(caller, "step", 0x100, "step", 10 + 10 * static_cast<std::uint64_t>(k)));
+    grids.push_back(grid(device_id(k), "step", 1, 32, 15 + 10 * static_cast<std::uint64_t>(k), 20 + 10 * static_cast<std::uint64_t>(k)));
+  }
+  const ch::linkage link = ch::link_grids(grids, calls);
+  CHECK(link.depth[1] == 1);
+  CHECK(link.depth[n] == static_cast<std::uint32_t>(n));
+  CHECK(link.before_call == 0);
+}
+
+TEST_CASE("a host grid whose exit was not seen still makes a profile the reader takes") {
+  ch::collection c;
+  c.grids = {grid(1, "_Z4rootPii", 2, 32, 500, 0, true)};
+  c.grids[0].block_exits = 0;
+  cdpkit::schema::device_profile dev;
+  dev.name = "test device";
+  dev.cc = "9.0";
+  const nlohmann::json j = cdpkit::schema::profile_json(ch::children_profile(c, "app", "./app", dev, {}));
+  const cdpkit::schema::profile back = cdpkit::schema::parse_profile(j.dump(), "children.json");
+  REQUIRE(back.host_activity.has_value());
+  REQUIRE(back.host_activity->kernels.size() == 1);
+  CHECK(back.host_activity->kernels[0].start_ns == 500);
+  CHECK(back.host_activity->kernels[0].end_ns == 500);
+}

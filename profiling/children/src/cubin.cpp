@@ -15,6 +15,7 @@ namespace cdpkit::children {
 namespace {
 
 constexpr unsigned char sto_cuda_entry = 0x10;  // st_other of a __global__ function's symbol
+constexpr std::size_t max_launches = 1u << 20;  // launch calls read from one image at most
 
 /// A bounds-checked view of the image.
 class image_view {
@@ -65,7 +66,7 @@ cubin_info read_cubin(const void* image, std::size_t size) {
   struct symbol {
     std::string name;
     std::uint64_t value = 0, size = 0;
-    std::uint16_t section = 0;
+    std::uint32_t section = 0;
     bool function = false, kernel = false;
   };
   std::vector<symbol> symbols;
@@ -101,12 +102,12 @@ cubin_info read_cubin(const void* image, std::size_t size) {
   }
 
   // the relocations of each function's code, in offset order
-  std::map<std::uint16_t, std::vector<const symbol*>> functions_in_section;
+  std::map<std::uint32_t, std::vector<const symbol*>> functions_in_section;
   for (const auto& s : symbols)
-    if (s.function && !s.name.empty()) functions_in_section[s.section].push_back(&s);
+    if (s.function && !s.name.empty() && s.size > 0) functions_in_section[s.section].push_back(&s);
   for (const Elf64_Shdr& rs : sections) {
     if ((rs.sh_type != SHT_RELA && rs.sh_type != SHT_REL) || rs.sh_link != symtab) continue;
-    const auto fn = functions_in_section.find(static_cast<std::uint16_t>(rs.sh_info));
+    const auto fn = functions_in_section.find(rs.sh_info);
     if (fn == functions_in_section.end()) continue;  // not code (debug info, globals)
     if (!img.holds(rs.sh_offset, rs.sh_size)) {
       out.problem = "a relocation section lies outside the image";
@@ -139,8 +140,12 @@ cubin_info read_cubin(const void* image, std::size_t size) {
       if (is_launch_entry(caller->name)) continue;  // the runtime's own code
       std::string last_kernel;
       for (const auto& r : relocs) {
-        if (r.offset < caller->value || (caller->size > 0 && r.offset - caller->value >= caller->size)) continue;
+        if (r.offset < caller->value || r.offset - caller->value >= caller->size) continue;
         if (is_launch_entry(r.target->name)) {
+          if (out.launches.size() >= max_launches) {  // a real cubin has far fewer: the image is corrupt
+            out.problem = "more than " + std::to_string(max_launches) + " launch calls: the rest are not read";
+            break;
+          }
           out.launches.push_back({caller->name, r.offset - caller->value, last_kernel});
         } else if (r.target->kernel && r.addend == 0) {
           last_kernel = r.target->name;  // a kernel's address taken (a return address has an addend)

@@ -97,22 +97,33 @@ linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch
   }
   for (std::size_t c = 0; c < calls.size(); ++c)
     if (by_id.find(calls[c].caller_gridid) == by_id.end()) ++out.unknown_parent;
-  // depth: the chain of parents (bounded: a malformed chain ends rather than loops)
+  // depth: the parent's + 1, each grid's computed once (a chain of a million tail launches is
+  // walked once, not once per grid); a chain that loops ends at the grid count
+  constexpr std::uint32_t unknown = 0;
+  std::vector<std::size_t> chain;
   for (std::size_t g = 0; g < grids.size(); ++g) {
-    if (grids[g].host_launched) continue;
-    std::uint32_t d = 1;
+    if (grids[g].host_launched || out.depth[g] != unknown) continue;
+    chain.clear();
     std::size_t at = g;
-    while (out.parent_of[at] && !grids[*out.parent_of[at]].host_launched && d < grids.size()) {
-      at = *out.parent_of[at];
-      ++d;
+    std::uint32_t base = 0;  // the depth of the first grid above the chain whose depth is known
+    while (true) {
+      chain.push_back(at);
+      const auto p = out.parent_of[at];
+      if (!p || grids[*p].host_launched) break;
+      if (out.depth[*p] != unknown) {
+        base = out.depth[*p];
+        break;
+      }
+      if (chain.size() > grids.size()) break;  // a loop: malformed ids
+      at = *p;
     }
-    out.depth[g] = d;
+    for (std::size_t k = chain.size(); k-- > 0;) out.depth[chain[k]] = base + static_cast<std::uint32_t>(chain.size() - k);
   }
   return out;
 }
 
 std::string site_name(const call_site& site) {
-  if (site.caller.empty()) return "other launch sites";
+  if (site.caller.empty() && site.child.empty() && site.offset == 0) return "other launch sites";
   char offset[32];
   std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(site.offset));
   return demangle(site.caller) + " \u2192 " + demangle(site.child) + " (" + offset + ")";
@@ -206,7 +217,7 @@ schema::profile children_profile(const collection& c, const std::string& program
   p.program = program;
   p.created = schema::utc_now_iso8601();
   p.device = device;
-  p.build = build;
+  p.build = build.is_object() ? build : nlohmann::json::object();
 
   const linkage link = link_grids(c.grids, c.calls);
   std::vector<call_site> sites;
@@ -240,7 +251,11 @@ schema::profile children_profile(const collection& c, const std::string& program
   schema::host_activity_profile host;
   for (const auto& g : c.grids)
     if (g.host_launched)
-      host.kernels.push_back({0, g.kernel, g.first_ns != ~0ull ? g.first_ns : g.last_ns, g.last_ns, g.blocks, g.block_threads});
+      // a grid without a seen exit (or whose times are out of order) gets a zero-length window at its start
+      if (g.first_ns != ~0ull || g.last_ns != 0) {
+        const std::uint64_t start = g.first_ns != ~0ull ? g.first_ns : g.last_ns;
+        host.kernels.push_back({0, g.kernel, start, std::max(start, g.last_ns), g.blocks, g.block_threads});
+      }
   std::sort(host.kernels.begin(), host.kernels.end(),
             [](const schema::activity_kernel& a, const schema::activity_kernel& b) { return a.start_ns < b.start_ns; });
   p.host_activity = std::move(host);

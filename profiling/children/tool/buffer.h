@@ -15,7 +15,8 @@
 
 inline constexpr unsigned children_pending = 0xffffffffu;
 inline constexpr unsigned children_lost = 0xfffffffeu;
-inline constexpr int children_max_entries = 16;  ///< launch entry points known per context (one per module)
+inline constexpr int children_max_entries = 16;  ///< launch entry points known per context (one per module that has one)
+inline constexpr unsigned long long children_max_probes = 64;  ///< slots a block event looks at before it gives up
 
 /// One grid: what its blocks' patches saw.
 struct children_grid {
@@ -43,7 +44,8 @@ struct children_buffer {
   unsigned long long grid_capacity, call_capacity, slots;  ///< slots: a power of two
   unsigned long long entries;      ///< launch entry points in entry_pc
   unsigned long long entry_pc[children_max_entries];
-  unsigned long long pad[2];
+  unsigned long long table_misses;  ///< block events that found no slot in max_probes (their grid is lost)
+  unsigned long long pad;
 };
 
 #if defined(__CUDACC__)

@@ -17,7 +17,7 @@
 //     to $CDPKIT_PROFILE_OUT ("%p": the process id; default cdpkit-children-profile.json).
 //
 // Settings: CDPKIT_CHILDREN_GRIDS (rows for grids and for launch calls between two idle points,
-// default 2^20; 120 bytes of device memory per row), CDPKIT_CHILDREN_PATCHES (the patches'
+// default 2^20; about 120 bytes of device memory per row), CDPKIT_CHILDREN_PATCHES (the patches'
 // fatbin; default cdpkit_children_patches.fatbin beside this library), CDPKIT_CHILDREN_RAW (a file
 // that also receives every grid and launch call as read back, one JSON object a line, for studying
 // the linkage), CDPKIT_INJECT_QUIET=1 (no line when the profile is written).
@@ -25,6 +25,12 @@
 // A program stopped by a signal (Ctrl-C, SIGTERM, a crash) still writes what was read back until
 // then, marked incomplete (profiling/inject/signal_watch.hpp; CDPKIT_INJECT_SIGNALS=0 leaves the
 // program's signals alone).
+//
+// Limits: the rows are read back when the program synchronizes its whole context (or destroys
+// it, or exits); a program that only ever synchronizes streams or events fills the table, whose
+// grids past it are counted as lost. A program whose threads launch while another thread's
+// context synchronization is being answered may have grids of the next stretch read back half
+// done. Modules unloaded and loaded again at the same addresses may name the old functions.
 //
 // Never breaks the program: a failing Sanitizer or driver call becomes a note in the profile and
 // one line on stderr ("cdpkit children: ..."). CUPTI and the Sanitizer API do not collect in one
@@ -90,6 +96,7 @@ struct tool_state {
   std::set<CUcontext> patched_contexts;
   std::map<CUcontext, context_buffer> buffers;
   std::vector<code_range> code;  ///< sorted by pc after each module load
+  std::mutex host_mu;  ///< host_grids alone: host launches never wait for a read-back
   std::unordered_map<std::uint64_t, std::string> host_grids;  ///< launch callback gridId -> kernel
   ch::collection collected;
   std::set<std::string> said;
@@ -244,6 +251,10 @@ void drain_rows(tool_state& s, CUcontext ctx) {
   context_buffer& b = it->second;
   children_buffer h{};
   if (!ok(s, sanitizerMemcpyDeviceToHost(&h, b.device, sizeof h, nullptr), "sanitizerMemcpyDeviceToHost")) return;
+  // the sizes the host set, never the device's copy of them
+  h.grid_capacity = b.header.grid_capacity;
+  h.call_capacity = b.header.call_capacity;
+  h.slots = b.header.slots;
   const unsigned long long ng = std::min(h.grid_count, h.grid_capacity), nc = std::min(h.call_count, h.call_capacity);
   auto* base = reinterpret_cast<char*>(b.device);
   std::vector<children_grid> grids(ng);
@@ -255,14 +266,18 @@ void drain_rows(tool_state& s, CUcontext ctx) {
                                                    nc * sizeof(children_call), nullptr),
                     "sanitizerMemcpyDeviceToHost(calls)"))
     return;
-  s.collected.grids_lost += h.grid_count - ng;
+  s.collected.grids_lost += h.grid_count - ng + h.table_misses;
   s.collected.calls_lost += h.call_count - nc;
+  std::unique_lock<std::mutex> host_lock(s.host_mu);
   for (const auto& g : grids) {
     ch::grid_seen o;
     o.gridid = g.gridid;
     const auto host = s.host_grids.find(g.gridid);
     o.host_launched = host != s.host_grids.end();
-    if (o.host_launched) o.kernel = host->second;
+    if (o.host_launched) {
+      o.kernel = host->second;
+      s.host_grids.erase(host);  // a grid is read back once
+    }
     else if (const code_range* r = code_at(s, g.pc)) o.kernel = r->name;
     o.blocks = std::uint64_t{g.nctaid[0]} * g.nctaid[1] * g.nctaid[2];
     o.block_threads = std::uint64_t{g.ntid[0]} * g.ntid[1] * g.ntid[2];
@@ -277,6 +292,7 @@ void drain_rows(tool_state& s, CUcontext ctx) {
                    static_cast<unsigned long long>(o.last_ns));
     s.collected.grids.push_back(std::move(o));
   }
+  host_lock.unlock();
   for (const auto& c : calls) {
     ch::launch_call o;
     o.caller_gridid = c.caller_gridid;
@@ -293,9 +309,10 @@ void drain_rows(tool_state& s, CUcontext ctx) {
     s.collected.calls.push_back(std::move(o));
   }
   // the next stretch starts empty
-  const bool used = h.grid_count > 0;
+  const bool used = h.grid_count > 0 || h.table_misses > 0;
   h.grid_count = 0;
   h.call_count = 0;
+  h.table_misses = 0;
   if (used) {
     ok(s, sanitizerMemset(base + children_keys_offset(), 0, h.slots * 8, nullptr), "sanitizerMemset");
     ok(s, sanitizerMemset(base + children_index_offset(h.slots), 0xff, h.slots * 4, nullptr), "sanitizerMemset");
@@ -354,19 +371,33 @@ void at_exit() noexcept {
     cdpkit::profiling::inject::end_by_caught_signal();
     return;
   }
-  for (auto& [ctx, b] : s.buffers) {
-    if (b.device == nullptr) continue;
-    if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) continue;
-    if (cuCtxSynchronize() == CUDA_SUCCESS) drain(s, ctx);
-    else note(s, "the device could not be synchronized at exit: grids since the last synchronization are missing");
-    CUcontext popped = nullptr;
-    cuCtxPopCurrent(&popped);
+  try {
+    for (auto& [ctx, b] : s.buffers) {
+      if (b.device == nullptr) continue;
+      if (cuCtxPushCurrent(ctx) != CUDA_SUCCESS) continue;
+      if (cuCtxSynchronize() == CUDA_SUCCESS) drain(s, ctx);
+      else note(s, "the device could not be synchronized at exit: grids since the last synchronization are missing");
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+    }
+  } catch (const std::exception& e) {  // never std::terminate in the program's exit
+    note(s, std::string("reading the last rows back failed at exit: ") + e.what());
   }
   write_profile(s);
 }
 
 void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
   tool_state& s = state();
+  if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {  // every host launch: its own small lock, never the state's
+    if (cbid != SANITIZER_CBID_LAUNCH_BEGIN) return;
+    const auto& l = *static_cast<const Sanitizer_LaunchData*>(data);
+    try {
+      std::lock_guard<std::mutex> host_lock(s.host_mu);
+      s.host_grids[l.gridId] = l.functionName != nullptr ? l.functionName : "";
+    } catch (...) {  // out of memory: this grid is named by its code instead
+    }
+    return;
+  }
   std::lock_guard<std::recursive_mutex> lock(s.mu);
   try {
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
@@ -376,11 +407,8 @@ void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_Cal
     } else if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
       const CUcontext ctx = static_cast<const Sanitizer_ResourceContextData*>(data)->context;
       drain(s, ctx);
-      if (auto it = s.buffers.find(ctx); it != s.buffers.end()) it->second.device = nullptr;  // freed with the context
+      s.buffers.erase(ctx);  // its memory goes with the context; a new context (same handle or not) gets its own
       s.patched_contexts.erase(ctx);
-    } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
-      const auto& l = *static_cast<const Sanitizer_LaunchData*>(data);
-      s.host_grids[l.gridId] = l.functionName != nullptr ? l.functionName : "";
     } else if (domain == SANITIZER_CB_DOMAIN_SYNCHRONIZE && cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
       drain(s, static_cast<const Sanitizer_SynchronizeData*>(data)->context);
     }

@@ -60,7 +60,7 @@ __device__ children_grid* grid_row(children_buffer* b, unsigned long long pc) {
   auto* rows = reinterpret_cast<children_grid*>(base + children_grids_offset(b->slots));
   const unsigned long long mask = b->slots - 1;
   unsigned long long h = mix(key) & mask;
-  for (unsigned long long probe = 0; probe <= mask; ++probe, h = (h + 1) & mask) {
+  for (unsigned long long probe = 0; probe <= mask && probe < children_max_probes; ++probe, h = (h + 1) & mask) {
     unsigned long long seen = *static_cast<volatile unsigned long long*>(&keys[h]);
     if (seen == 0) seen = atomicCAS(&keys[h], 0ull, key);  // free: claim it (or learn who did)
     if (seen == 0) {  // claimed: take a row, fill it, publish it
@@ -91,7 +91,8 @@ __device__ children_grid* grid_row(children_buffer* b, unsigned long long pc) {
       return row == children_lost ? nullptr : &rows[row];
     }
   }
-  return nullptr;  // the table is full: counted as lost by the host (grid_count against the rows)
+  atomicAdd(&b->table_misses, 1ull);  // the table is (nearly) full: the host counts the grids lost
+  return nullptr;
 }
 
 __device__ bool is_launch_entry(const children_buffer* b, unsigned long long target) {

@@ -10,8 +10,9 @@
 // but nothing that names both. The code names the kernel each call launches (cubin.hpp), and the
 // device runtime numbers the grids it launches downward (%gridid -5, -6, ...:
 // bench/probes/results); so the grids of one kernel, in the order of their ids, are paired with
-// the calls that launch that kernel, in the order of their times. The counts per kernel and per
-// call site are exact, and so are each grid's blocks and times; a grid's parent and depth are
+// the calls that launch that kernel, in the order of their times. The counts per kernel are
+// exact, and so are those per call site but for failed launches of a kernel launched from several
+// sites, and each grid's blocks and times; a grid's parent and depth are
 // exact only where the launches of one kernel do not overlap in time (measured against
 // self-counting workloads: docs/profiling.md). A kernel with fewer grids than calls had failed
 // launches: the calls left over are taken as the failed ones (the count is exact; which call
