@@ -214,7 +214,7 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     }
     s.code.push_back(std::move(r));
   }
-  std::sort(s.code.begin(), s.code.end(), [](const code_range& a, const code_range& b) { return a.pc < b.pc; });
+  std::sort(s.code.begin(), s.code.end(), [](const code_range& x, const code_range& y) { return x.pc < y.pc; });
   if (b != nullptr) {
     // every kernel's grids carry the buffer (device-launched ones too: probes README)
     unsigned count = 0;
