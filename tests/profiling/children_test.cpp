@@ -8,8 +8,11 @@
 #include <cdpkit/children/grids.hpp>
 #include <cdpkit/schema/profile.hpp>
 
+#include <elf.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -91,6 +94,38 @@ TEST_CASE("the cubin reader names the kernel each device launch call launches") 
   for (const auto& l : info.launches) CHECK(l.offset % 16 == 0);  // an instruction's offset
 }
 
+TEST_CASE("the cubin reader gives each device launch call the source line it was written on") {
+  // children_launches.cu is built with -lineinfo: its launches are on lines 10, 15, 16, 18 and 22
+  const std::vector<char> image = read_file(CDPKIT_CHILDREN_CUBIN);
+  REQUIRE(!image.empty());
+  const ch::cubin_info info = ch::read_cubin(image.data(), image.size());
+  CHECK(info.problem.empty());
+  std::vector<std::pair<std::string, std::uint32_t>> lines;
+  for (const auto& l : info.launches) {
+    CHECK_MESSAGE(l.file.size() >= 20, l.caller);
+    CHECK(l.file.substr(l.file.size() - std::min<std::size_t>(l.file.size(), 20)) == "children_launches.cu");
+    lines.emplace_back(l.caller, l.line);
+  }
+  CHECK(lines == std::vector<std::pair<std::string, std::uint32_t>>{
+                     {"_Z3midPii", 10}, {"_Z4rootPii", 15}, {"_Z4rootPii", 16}, {"_Z4rootPii", 18}, {"_Z4selfi", 22}});
+
+  // the same image without its line table (the section renamed): the kernels and children as
+  // before, no file and no line
+  std::vector<char> stripped = image;
+  const std::string name = ".debug_line";
+  const auto at = std::search(stripped.begin(), stripped.end(), name.begin(), name.end());
+  REQUIRE(at != stripped.end());
+  *(at + 1) = 'x';
+  const ch::cubin_info without = ch::read_cubin(stripped.data(), stripped.size());
+  CHECK(without.problem.empty());
+  REQUIRE(without.launches.size() == info.launches.size());
+  for (std::size_t k = 0; k < info.launches.size(); ++k) {
+    CHECK(without.launches[k].child == info.launches[k].child);
+    CHECK(without.launches[k].file.empty());
+    CHECK(without.launches[k].line == 0);
+  }
+}
+
 TEST_CASE("the cubin reader reads cut-short, corrupt and foreign images without failing") {
   const std::vector<char> image = read_file(CDPKIT_CHILDREN_CUBIN);
   REQUIRE(!image.empty());
@@ -106,6 +141,25 @@ TEST_CASE("the cubin reader reads cut-short, corrupt and foreign images without 
     std::vector<char> bad = image;
     for (int k = 0; k < 16; ++k) bad[rng() % bad.size()] = static_cast<char>(rng());
     (void)ch::read_cubin(bad.data(), bad.size());  // anything but a crash or a throw
+  }
+  // the line table alone, corrupted: its rows may go, the kernels and children stay
+  Elf64_Ehdr eh{};
+  std::memcpy(&eh, image.data(), sizeof eh);
+  std::size_t begin = 0, size = 0;
+  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh{}, names{};
+    std::memcpy(&sh, image.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
+    std::memcpy(&names, image.data() + eh.e_shoff + eh.e_shstrndx * sizeof sh, sizeof names);
+    if (std::string(image.data() + names.sh_offset + sh.sh_name) == ".debug_line") begin = sh.sh_offset, size = sh.sh_size;
+  }
+  REQUIRE(size > 0);
+  const ch::cubin_info whole = ch::read_cubin(image.data(), image.size());
+  for (int round = 0; round < 500; ++round) {
+    std::vector<char> bad = image;
+    for (int k = 0; k < 1 + round % 8; ++k) bad[begin + rng() % size] = static_cast<char>(rng());
+    const ch::cubin_info info = ch::read_cubin(bad.data(), bad.size());
+    REQUIRE(info.launches.size() == whole.launches.size());
+    for (std::size_t l = 0; l < info.launches.size(); ++l) CHECK(info.launches[l].child == whole.launches[l].child);
   }
 }
 
@@ -198,7 +252,9 @@ TEST_CASE("an unmodified program's grids make the launch layer's records and a p
   CHECK(t.summary.max_depth == 2);
   CHECK(t.summary.tiny_launches == 1);
   REQUIRE(t.sites.size() == 2);
-  CHECK(t.sites[0].name == "mid(int*, int) \u2192 leaf(int*, int) (+0x200)");
+  CHECK(t.sites[0].name == "mid(int*, int) \u2192 leaf(int*, int) (+0x200)");  // no line information
+  ch::call_site with_line{"_Z3midPii", "_Z4leafPii", 0x200, "/src/app/children_launches.cu", 10};
+  CHECK(ch::site_name(with_line) == "mid(int*, int) \u2192 leaf(int*, int) (children_launches.cu:10, +0x200)");
   CHECK(t.sites[0].launched == 2);
   CHECK(t.sites[0].depth_hist[2] == 2);
   CHECK(t.sites[0].child_blocks == 5);

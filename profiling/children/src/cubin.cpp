@@ -2,6 +2,8 @@
 
 #include <cdpkit/children/cubin.hpp>
 
+#include "line_table.hpp"
+
 #include <elf.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 namespace cdpkit::children {
 
@@ -35,11 +38,54 @@ class image_view {
     return std::string(p, strnlen(p, static_cast<std::size_t>(length - offset)));
   }
   bool holds(std::uint64_t offset, std::uint64_t length) const { return offset <= size_ && length <= size_ - offset; }
+  const unsigned char* at(std::uint64_t offset) const { return data_ + offset; }
 
  private:
   const unsigned char* data_;
   std::size_t size_;
 };
+
+/// Each launch call's source file and line, from the cubin's .debug_line (nvcc -lineinfo or -G);
+/// calls of a cubin without it keep an empty file.
+template <class Symbol>
+void add_source_lines(const image_view& img, const Elf64_Ehdr& eh, const std::vector<Elf64_Shdr>& sections,
+                      std::size_t symtab, const std::vector<Symbol>& symbols, cubin_info& out) {
+  if (eh.e_shstrndx >= sections.size()) return;
+  const Elf64_Shdr& names = sections[eh.e_shstrndx];
+  const auto named = [&](const char* wanted) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < sections.size(); ++i)
+      if (img.string_at(names.sh_offset, names.sh_size, sections[i].sh_name) == std::string(wanted)) return i;
+    return std::nullopt;
+  };
+  const auto lines = named(".debug_line");
+  if (!lines || sections[*lines].sh_type == SHT_NOBITS || !img.holds(sections[*lines].sh_offset, sections[*lines].sh_size))
+    return;
+  std::vector<detail::line_relocation> relocations;
+  for (const Elf64_Shdr& rs : sections) {
+    if (rs.sh_type != SHT_RELA || rs.sh_info != *lines || rs.sh_link != symtab || !img.holds(rs.sh_offset, rs.sh_size))
+      continue;
+    for (std::uint64_t k = 0; k < rs.sh_size / sizeof(Elf64_Rela); ++k) {
+      const auto r = *img.read<Elf64_Rela>(rs.sh_offset + k * sizeof(Elf64_Rela));
+      const std::uint64_t sym = ELF64_R_SYM(r.r_info);
+      if (sym < symbols.size() && symbols[sym].function) relocations.push_back({r.r_offset, symbols[sym].name, r.r_addend});
+    }
+  }
+  std::map<std::uint64_t, std::string> inline_names;  // .debug_str: the inlined functions' names by offset
+  if (const auto strs = named(".debug_str"); strs && img.holds(sections[*strs].sh_offset, sections[*strs].sh_size)) {
+    const Elf64_Shdr& sh = sections[*strs];
+    for (std::uint64_t at = 0; at < sh.sh_size && inline_names.size() < 100000;) {
+      std::string name = img.string_at(sh.sh_offset, sh.sh_size, at).value_or("");
+      const std::uint64_t next = at + name.size() + 1;
+      inline_names.emplace(at, std::move(name));
+      at = next;
+    }
+  }
+  const Elf64_Shdr& sh = sections[*lines];
+  const detail::line_table table =
+      detail::read_line_table(img.at(sh.sh_offset), static_cast<std::size_t>(sh.sh_size), relocations, inline_names);
+  if (!table.problem.empty() && out.problem.empty()) out.problem = "line table: " + table.problem;
+  for (auto& l : out.launches) detail::source_line(table, l.caller, l.offset, l.file, l.line);
+}
 
 }  // namespace
 
@@ -146,7 +192,11 @@ cubin_info read_cubin(const void* image, std::size_t size) {
             out.problem = "more than " + std::to_string(max_launches) + " launch calls: the rest are not read";
             break;
           }
-          out.launches.push_back({caller->name, r.offset - caller->value, last_kernel});
+          cubin_launch l;
+          l.caller = caller->name;
+          l.offset = r.offset - caller->value;
+          l.child = last_kernel;
+          out.launches.push_back(std::move(l));
         } else if (r.target->kernel && r.addend == 0) {
           last_kernel = r.target->name;  // a kernel's address taken (a return address has an addend)
         }
@@ -156,6 +206,7 @@ cubin_info read_cubin(const void* image, std::size_t size) {
   std::sort(out.launches.begin(), out.launches.end(), [](const cubin_launch& a, const cubin_launch& b) {
     return std::tie(a.caller, a.offset) < std::tie(b.caller, b.offset);
   });
+  add_source_lines(img, *eh, sections, symtab, symbols, out);
   return out;
 }
 

@@ -126,7 +126,12 @@ std::string site_name(const call_site& site) {
   if (site.caller.empty() && site.child.empty() && site.offset == 0) return "other launch sites";
   char offset[32];
   std::snprintf(offset, sizeof offset, "+0x%llx", static_cast<unsigned long long>(site.offset));
-  return demangle(site.caller) + " \u2192 " + demangle(site.child) + " (" + offset + ")";
+  std::string where = offset;
+  if (!site.file.empty() && site.line > 0) {
+    const auto slash = site.file.find_last_of('/');
+    where = (slash == std::string::npos ? site.file : site.file.substr(slash + 1)) + ":" + std::to_string(site.line) + ", " + where;
+  }
+  return demangle(site.caller) + " \u2192 " + demangle(site.child) + " (" + where + ")";
 }
 
 trace_snapshot children_snapshot(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls,
@@ -136,10 +141,14 @@ trace_snapshot children_snapshot(const std::vector<grid_seen>& grids, const std:
   sites.clear();
 
   // sites: the call instructions, the busiest first; beyond max_sites - 1 pooled in the last
-  std::map<std::tuple<std::string, std::uint64_t, std::string>, std::uint64_t> per_site;
-  for (const auto& c : calls) ++per_site[{c.caller, c.offset, c.child}];
+  std::map<std::tuple<std::string, std::uint64_t, std::string>, std::pair<std::uint64_t, const launch_call*>> per_site;
+  for (const auto& c : calls) {
+    auto& [n, first] = per_site[{c.caller, c.offset, c.child}];
+    if (n++ == 0) first = &c;
+  }
   std::vector<std::pair<std::uint64_t, call_site>> ordered;
-  for (const auto& [key, n] : per_site) ordered.push_back({n, {std::get<0>(key), std::get<2>(key), std::get<1>(key)}});
+  for (const auto& [key, seen] : per_site)
+    ordered.push_back({seen.first, {std::get<0>(key), std::get<2>(key), std::get<1>(key), seen.second->file, seen.second->line}});
   std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   const std::size_t own = ordered.size() <= trace_limits::max_sites ? ordered.size() : trace_limits::max_sites - 1;
   std::map<std::tuple<std::string, std::uint64_t, std::string>, std::uint16_t> site_id;

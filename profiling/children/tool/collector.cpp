@@ -77,7 +77,7 @@ struct code_range {
   std::string name;
   std::uint64_t pc = 0, end = 0;
   bool kernel = false;
-  std::map<std::uint64_t, std::string> launches;  ///< call offset -> launched kernel ("" unknown)
+  std::map<std::uint64_t, ch::cubin_launch> launches;  ///< call offset -> what the cubin says of the call there
 };
 
 struct context_buffer {
@@ -202,7 +202,7 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     r.pc = pc;
     r.end = pc + size;
     for (const auto& l : info.launches)
-      if (l.caller == f.name) r.launches[l.offset] = l.child;
+      if (l.caller == f.name) r.launches[l.offset] = l;
     if (ch::is_launch_entry(f.name) && b != nullptr) {
       if (b->header.entries < children_max_entries) {
         b->header.entry_pc[b->header.entries] = pc;
@@ -300,7 +300,11 @@ void drain_rows(tool_state& s, CUcontext ctx) {
     if (const code_range* r = code_at(s, c.pc)) {
       o.caller = r->name;
       o.offset = c.pc - r->pc;
-      if (const auto l = r->launches.find(o.offset); l != r->launches.end()) o.child = l->second;
+      if (const auto l = r->launches.find(o.offset); l != r->launches.end()) {
+        o.child = l->second.child;
+        o.file = l->second.file;
+        o.line = l->second.line;
+      }
     }
     if (s.raw != nullptr)
       std::fprintf(s.raw, "{\"call_from\": %llu, \"caller\": \"%s\", \"offset\": %llu, \"child\": \"%s\", \"t_ns\": %llu}\n",

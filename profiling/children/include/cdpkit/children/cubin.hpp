@@ -9,6 +9,11 @@
 // symbol, addend 0) before it calls the device runtime's launch entry (a call relocation naming
 // __cudaCDP2LaunchDeviceV2 at the call instruction's offset). The call instruction is what the
 // collector's call patch reports (its PC), so a launch call names its child kernel exactly.
+//
+// Where a cubin has line information (nvcc -lineinfo or -G: the DWARF line table in .debug_line,
+// one sequence per function), each launch call also gets the source file and line it was written
+// on: the last row at or before the call that is not inside the device runtime's inlined
+// wrappers (cudaGetParameterBufferV2 / cudaLaunchDeviceV2 from cuda_device_runtime_api.h).
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +34,8 @@ struct cubin_launch {
   std::string caller;      ///< the function whose code makes the call
   std::uint64_t offset = 0;  ///< the call instruction's offset in that function
   std::string child;       ///< the kernel whose address was taken last before it; empty: none
+  std::string file;        ///< the source file of the call (the cubin's line table); empty: no line information
+  std::uint32_t line = 0;  ///< its line there (the user's line, not the device runtime's inlined wrapper)
 };
 
 /// What read_cubin found.

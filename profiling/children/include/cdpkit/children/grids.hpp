@@ -46,6 +46,8 @@ struct launch_call {
   std::string caller;               ///< the calling function (mangled)
   std::uint64_t offset = 0;         ///< the call instruction's offset in the caller
   std::string child;                ///< the kernel the code launches there (cubin.hpp); empty: not known
+  std::string file;                 ///< the call's source file (cubin.hpp); empty: the cubin has no line information
+  std::uint32_t line = 0;           ///< its line there
   std::uint64_t t_ns = 0;           ///< %globaltimer at the call
 };
 
@@ -69,6 +71,8 @@ linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch
 struct call_site {
   std::string caller, child;
   std::uint64_t offset = 0;
+  std::string file;        ///< the call's source file; empty: not known
+  std::uint32_t line = 0;
 };
 
 /// The launch trace in the launch layer's form: one record per launch call (a grid launched, or
@@ -101,7 +105,8 @@ struct collection {
 schema::profile children_profile(const collection& c, const std::string& program, const std::string& input,
                                  const schema::device_profile& device, const nlohmann::json& build);
 
-/// The site's name in the profile: "caller → child (+0x1e0)", demangled; "other launch sites"
+/// The site's name in the profile: "caller → child (file.cu:10, +0x1e0)", demangled (the file's
+/// name and line where the cubin has line information, else the offset alone); "other launch sites"
 /// for the pooled one (an empty caller).
 std::string site_name(const call_site& site);
 
