@@ -7,22 +7,31 @@
 inline constexpr std::uint32_t probe_kind_block_enter = 0;
 inline constexpr std::uint32_t probe_kind_block_exit = 1;
 inline constexpr std::uint32_t probe_kind_call = 2;
-inline constexpr int probe_kinds = 3;
+inline constexpr std::uint32_t probe_kind_memory = 3;  ///< a global access inside a device-runtime function
+inline constexpr int probe_kinds = 4;
 
 inline constexpr unsigned long long probe_record_events = 0;   ///< count and keep every event
 inline constexpr unsigned long long probe_record_count = 1;    ///< count events only (one atomic)
 inline constexpr unsigned long long probe_record_nothing = 2;  ///< return at once: the patch's own cost
+inline constexpr unsigned long long probe_record_runtime = 3;  ///< events, and the device runtime's global accesses
 
-/// One patched point reached: what the grid's special registers said there.
+/// Code ranges (the device runtime's functions) whose global accesses probe_record_runtime keeps.
+inline constexpr int probe_max_ranges = 16;
+
+/// One patched point reached: what the grid's special registers said there. A memory event
+/// (probe_kind_memory) keeps the access instead of the grid's sizes: `target` is the address,
+/// `smid` the access flags (Sanitizer_DeviceMemoryFlags) | the access size << 16, `nctaid_x` and
+/// `ntid_x` the low and high halves of the first 8 bytes stored (0 for loads and atomics, whose
+/// data the patch is not given).
 struct probe_event {
   std::uint64_t gridid;    ///< %gridid
   std::uint64_t timer_ns;  ///< %globaltimer
   std::uint64_t pc;        ///< the patched instruction's (block entry: the function's entry)
-  std::uint64_t target;    ///< a call's target PC; 0 for the others
+  std::uint64_t target;    ///< a call's target PC; a memory event's address; 0 for the others
   std::uint32_t kind;      ///< probe_kind_*
   std::uint32_t smid;      ///< %smid
   std::uint32_t ctaid_x, nctaid_x, ntid_x;
-  std::uint32_t pad;
+  std::uint32_t tid_x;     ///< %tid.x of the thread that reached it
 };
 
 /// The buffer's header; `capacity` events follow it.
@@ -32,6 +41,8 @@ struct probe_buffer {
   unsigned long long orphans[probe_kinds];  ///< events of patches that had no userdata, by kind
   unsigned long long orphan_last_gridid;    ///< the %gridid of the last of them
   unsigned long long record;                ///< probe_record_*: what a patch with this buffer does
+  unsigned long long ranges;                ///< probe_record_runtime: the code ranges set below
+  unsigned long long range_begin[probe_max_ranges], range_end[probe_max_ranges];
 };
 
 #if defined(__CUDACC__)

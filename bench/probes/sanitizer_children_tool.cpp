@@ -15,8 +15,11 @@
 //
 // Settings: CDP_PROBE_USERDATA = function (default: sanitizerSetCallbackData on every kernel of a
 // module when it loads), launch (sanitizerSetLaunchCallbackData on each host launch) or none;
-// CDP_PROBE_RECORD = events (default: every event kept), count (each patch one atomic add) or
-// nothing (each patch returns at once: the cost of the patches themselves); CDP_PROBE_CAPACITY
+// CDP_PROBE_RECORD = events (default: every event kept), count (each patch one atomic add),
+// nothing (each patch returns at once: the cost of the patches themselves) or runtime (events, and
+// every global access made inside the module's functions that are not kernels, the device
+// runtime's among them, with the data each store writes: does a launch write down the id of the
+// grid it makes?); CDP_PROBE_CAPACITY
 // (events kept, default 2^25, 48 bytes each); CDP_PROBE_PATCHES (the patches'
 // fatbin; default sanitizer_children_patches.fatbin beside this library); CDP_PROBE_CUPTI=1 also
 // subscribes CUPTI (driver callbacks for cuLaunchKernel and kernel activity records) before the
@@ -33,6 +36,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +44,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 // sanitizer_children_cupti.cpp (its own translation unit: cupti.h and sanitizer.h both declare
@@ -59,7 +64,8 @@ struct tool_state {
   std::recursive_mutex mu;  // the Sanitizer calls made under it call back (resource callbacks)
   Sanitizer_SubscriberHandle subscriber{};
   std::string mode = "function";
-  std::string record = "events";  ///< CDP_PROBE_RECORD: events, count or nothing
+  std::string record = "events";  ///< CDP_PROBE_RECORD: events, count, nothing or runtime
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runtime_ranges;  ///< record=runtime: PC ranges watched
   unsigned long long capacity = 1ull << 25;
   std::string patches;
   std::set<CUcontext> patched_contexts;
@@ -141,7 +147,10 @@ probe_buffer* buffer_for(tool_state& s, CUcontext ctx) {
   if (!ok(sanitizerAlloc(ctx, &p, bytes), "sanitizerAlloc")) return s.buffers[ctx] = nullptr;
   probe_buffer header{};
   header.capacity = s.capacity;
-  header.record = s.record == "count" ? probe_record_count : s.record == "nothing" ? probe_record_nothing : probe_record_events;
+  header.record = s.record == "count"     ? probe_record_count
+                  : s.record == "nothing" ? probe_record_nothing
+                  : s.record == "runtime" ? probe_record_runtime
+                                          : probe_record_events;
   ok(sanitizerMemset(p, 0, sizeof(probe_buffer), nullptr), "sanitizerMemset");
   ok(sanitizerMemcpyHostToDeviceAsync(p, &header, sizeof header, nullptr), "sanitizerMemcpyHostToDeviceAsync");
   return s.buffers[ctx] = static_cast<probe_buffer*>(p);
@@ -158,6 +167,9 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
   ok(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_BLOCK_EXIT, m.module, "probe_block_exit"),
      "sanitizerPatchInstructions(BLOCK_EXIT)");
   ok(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_CALL, m.module, "probe_call"), "sanitizerPatchInstructions(CALL)");
+  if (s.record == "runtime")
+    ok(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, m.module, "probe_memory"),
+       "sanitizerPatchInstructions(GLOBAL_MEMORY_ACCESS)");
   ok(sanitizerPatchModule(m.module), "sanitizerPatchModule");
 
   probe_buffer* buffer = buffer_for(s, m.context);
@@ -184,9 +196,24 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     if (sanitizerGetFunctionPcAndSize(m.module, name.c_str(), &r.pc, &r.size) != SANITIZER_SUCCESS) continue;
     s.code.push_back(r);
     ++others;
+    if (s.record == "runtime" && s.runtime_ranges.size() < static_cast<std::size_t>(probe_max_ranges))
+      s.runtime_ranges.emplace_back(r.pc, r.pc + r.size);
     if (name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
         name.find("ParameterBuffer") != std::string::npos)
       runtime_entries += (runtime_entries.empty() ? "" : ", ") + name;
+  }
+  if (s.record == "runtime" && buffer != nullptr) {  // the ranges whose accesses probe_memory keeps
+    probe_buffer header{};
+    header.ranges = s.runtime_ranges.size();
+    for (std::size_t r = 0; r < s.runtime_ranges.size(); ++r) {
+      header.range_begin[r] = s.runtime_ranges[r].first;
+      header.range_end[r] = s.runtime_ranges[r].second;
+    }
+    const std::size_t at = offsetof(probe_buffer, ranges);
+    ok(sanitizerMemcpyHostToDeviceAsync(reinterpret_cast<char*>(buffer) + at, reinterpret_cast<char*>(&header) + at,
+                                        sizeof header - at, nullptr),
+       "sanitizerMemcpyHostToDeviceAsync(ranges)");
+    ok(sanitizerStreamSynchronize(nullptr), "sanitizerStreamSynchronize");
   }
   std::fprintf(stderr, "probe: module loaded: %u kernels, %u other functions with a PC (device runtime: %s)\n", count,
                others, runtime_entries.empty() ? "none named" : runtime_entries.c_str());
@@ -199,6 +226,10 @@ std::string name_at(const tool_state& s, std::uint64_t pc) {
   std::snprintf(text, sizeof text, "pc 0x%" PRIx64, pc);
   return text;
 }
+
+struct grid_seen;
+void report_runtime(const tool_state& s, const std::vector<probe_event>& events,
+                    const std::map<std::uint64_t, grid_seen>& grids);
 
 struct grid_seen {
   std::string kernel;
@@ -228,6 +259,7 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
   std::map<std::uint64_t, grid_seen> grids;
   std::map<std::pair<std::string, std::string>, unsigned long long> calls;
   for (const auto& e : events) {
+    if (e.kind == probe_kind_memory) continue;
     grid_seen& g = grids[e.gridid];
     if (e.kind == probe_kind_block_enter) {
       ++g.enters;
@@ -286,6 +318,7 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
   for (const auto& [pair, count] : calls)
     std::printf("probe report %d: calls from %s to %s: %llu\n", s.reports, pair.first.c_str(), pair.second.c_str(),
                 count);
+  if (s.record == "runtime") report_runtime(s, events, grids);
   // The first events in time, for a small report: how do launch calls and %gridid relate (can a
   // grid's launcher be told from them)?
   if (grids.size() <= 64) {
@@ -307,6 +340,63 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
     }
   }
   std::fflush(stdout);
+}
+
+/// CDP_PROBE_RECORD=runtime: the device runtime's global accesses, thread by thread in time order
+/// with the launch calls around them, and which grid ids (of grids whose blocks were seen) turn up
+/// in the data those accesses store, as 64 bits or as their low 32.
+void report_runtime(const tool_state& s, const std::vector<probe_event>& events,
+                    const std::map<std::uint64_t, grid_seen>& grids) {
+  std::set<std::uint64_t> device_grids;
+  for (const auto& [id, g] : grids)
+    if (s.host_grids.count(id) == 0 && g.enters > 0) device_grids.insert(id);
+  std::map<std::uint64_t, unsigned long long> found64, found32;
+  unsigned long long memory = 0, stores = 0;
+  for (const auto& e : events) {
+    if (e.kind != probe_kind_memory) continue;
+    ++memory;
+    const std::uint64_t value = e.nctaid_x | (static_cast<std::uint64_t>(e.ntid_x) << 32);
+    if ((e.smid & 0x2u) != 0) ++stores;
+    for (std::uint64_t id : device_grids) {
+      if (value == id) ++found64[id];
+      else if (e.nctaid_x == static_cast<std::uint32_t>(id)) ++found32[id];
+    }
+  }
+  std::printf("probe report %d: runtime: %llu global accesses inside non-kernel functions (%llu stores); %zu "
+              "device-launched grids, %zu of them with their %%gridid among the stored data as 64 bits, %zu more as "
+              "its low 32 bits\n",
+              s.reports, memory, stores, device_grids.size(), found64.size(), found32.size());
+  // thread by thread: calls and accesses in time order
+  std::map<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>, std::vector<const probe_event*>> by_thread;
+  for (const auto& e : events)
+    if (e.kind == probe_kind_memory || e.kind == probe_kind_call) by_thread[{e.gridid, e.ctaid_x, e.tid_x}].push_back(&e);
+  int threads = 0;
+  for (auto& [who, list] : by_thread) {
+    if (++threads > 24) break;
+    std::sort(list.begin(), list.end(), [](const probe_event* a, const probe_event* b) { return a->timer_ns < b->timer_ns; });
+    std::printf("probe report %d: runtime: thread grid %llu block %u thread %u:\n", s.reports,
+                static_cast<unsigned long long>(std::get<0>(who)), std::get<1>(who), std::get<2>(who));
+    const std::uint64_t t0 = list.front()->timer_ns;
+    for (const probe_event* e : list) {
+      const double t = static_cast<double>(e->timer_ns - t0) / 1e3;
+      if (e->kind == probe_kind_call) {
+        std::printf("  t=%.3f us call %s -> %s\n", t, name_at(s, e->pc).c_str(), name_at(s, e->target).c_str());
+        continue;
+      }
+      const std::uint64_t value = e->nctaid_x | (static_cast<std::uint64_t>(e->ntid_x) << 32);
+      const unsigned flags = e->smid & 0xffffu, size = e->smid >> 16;
+      const bool is_grid = device_grids.count(value) != 0;
+      std::printf("  t=%.3f us %s+0x%llx %s%s size %u at 0x%llx value 0x%llx%s\n", t, name_at(s, e->pc).c_str(),
+                  static_cast<unsigned long long>(e->pc - [&] {
+                    for (const auto& r : s.code)
+                      if (e->pc >= r.pc && e->pc < r.pc + r.size) return r.pc;
+                    return e->pc;
+                  }()),
+                  (flags & 0x2u) != 0 ? "store" : (flags & 0x1u) != 0 ? "load" : "access",
+                  (flags & 0x4u) != 0 ? " (atomic, system)" : "", size, static_cast<unsigned long long>(e->target),
+                  static_cast<unsigned long long>(value), is_grid ? "  <- a device-launched grid's %gridid" : "");
+    }
+  }
 }
 
 void SANITIZERAPI callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* data) {
@@ -338,8 +428,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 0;
   }
   if (const char* r = std::getenv("CDP_PROBE_RECORD"); r != nullptr && *r != '\0') s.record = r;
-  if (s.record != "events" && s.record != "count" && s.record != "nothing") {
-    std::fprintf(stderr, "probe: CDP_PROBE_RECORD=%s is not events, count or nothing\n", s.record.c_str());
+  if (s.record != "events" && s.record != "count" && s.record != "nothing" && s.record != "runtime") {
+    std::fprintf(stderr, "probe: CDP_PROBE_RECORD=%s is not events, count, nothing or runtime\n", s.record.c_str());
     return 0;
   }
   if (const char* c = std::getenv("CDP_PROBE_CAPACITY"); c != nullptr && *c != '\0')
