@@ -245,7 +245,8 @@ void report(tool_state& s, CUcontext ctx, Sanitizer_StreamHandle stream) {
   probe_buffer header{};
   if (!ok(sanitizerMemcpyDeviceToHost(&header, it->second, sizeof header, stream), "sanitizerMemcpyDeviceToHost"))
     return;
-  const unsigned long long n = s.record == "events" ? std::min(header.count, header.capacity) : 0;  // else none kept
+  const bool kept = s.record == "events" || s.record == "runtime";
+  const unsigned long long n = kept ? std::min(header.count, header.capacity) : 0;  // else none kept
   std::vector<probe_event> events(n);
   if (n > 0 && !ok(sanitizerMemcpyDeviceToHost(events.data(), probe_events(it->second), n * sizeof(probe_event), stream),
                    "sanitizerMemcpyDeviceToHost(events)"))
