@@ -34,7 +34,7 @@ struct children_call {
   unsigned long long caller_gridid;
   unsigned long long pc;      ///< the call instruction
   unsigned long long t_ns;    ///< %globaltimer at the call
-  unsigned long long pad;
+  unsigned long long smid;    ///< %smid of the calling thread (CDPKIT_CHILDREN_RAW keeps it, for studying the pairing)
 };
 static_assert(sizeof(children_call) == 32, "children_call layout");
 

@@ -307,9 +307,11 @@ void drain_rows(tool_state& s, CUcontext ctx) {
       }
     }
     if (s.raw != nullptr)
-      std::fprintf(s.raw, "{\"call_from\": %llu, \"caller\": \"%s\", \"offset\": %llu, \"child\": \"%s\", \"t_ns\": %llu}\n",
+      std::fprintf(s.raw,
+                   "{\"call_from\": %llu, \"caller\": \"%s\", \"offset\": %llu, \"child\": \"%s\", \"t_ns\": %llu, \"sm\": %llu}\n",
                    static_cast<unsigned long long>(o.caller_gridid), o.caller.c_str(),
-                   static_cast<unsigned long long>(o.offset), o.child.c_str(), static_cast<unsigned long long>(o.t_ns));
+                   static_cast<unsigned long long>(o.offset), o.child.c_str(), static_cast<unsigned long long>(o.t_ns),
+                   c.smid);
     s.collected.calls.push_back(std::move(o));
   }
   // the next stretch starts empty

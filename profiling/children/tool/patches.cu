@@ -138,7 +138,9 @@ extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_call(voi
   if (row < b->call_capacity) {
     auto* calls = reinterpret_cast<children_call*>(reinterpret_cast<char*>(b) +
                                                    children_calls_offset(b->slots, b->grid_capacity));
-    calls[row] = children_call{gridid(), pc, now_ns(), 0};
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    calls[row] = children_call{gridid(), pc, now_ns(), sm};
   }
   return SANITIZER_PATCH_SUCCESS;
 }
