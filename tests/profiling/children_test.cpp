@@ -202,6 +202,45 @@ TEST_CASE("the grids of a kernel by id pair with its calls by time, and a grid b
   CHECK(ch::link_grids(early, calls).before_call == 1);
 }
 
+TEST_CASE("a pair the clock forces replaces the id order's, and certain depths are counted") {
+  // the host's grid launches A (call at 100); A launches B (call at 300). The runtime gave B the
+  // higher id: the id order pairs A with A's own call. A started at 150, when only the host's call
+  // had been made, so that call is A's; B started at 350, when A's call was the only one left.
+  const std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 1000, true), grid(device_id(1), "k", 1, 32, 150, 900),
+                                            grid(device_id(0), "k", 1, 32, 350, 400)};
+  const std::vector<ch::launch_call> calls = {call(1, "root", 0x100, "k", 100), call(device_id(1), "k", 0x100, "k", 300)};
+  const ch::linkage link = ch::link_grids(grids, calls);
+  CHECK(link.call_of[1] == std::optional<std::size_t>(0));
+  CHECK(link.call_of[2] == std::optional<std::size_t>(1));
+  CHECK(link.forced_pairs == 2);
+  CHECK(link.before_call == 0);
+  CHECK(link.depth == std::vector<std::uint32_t>{0, 1, 2});
+  CHECK(link.certain_depths == 2);
+
+  // two calls from different grids before a grid's start: its parent is not proved, nor the depths below it
+  const std::vector<ch::grid_seen> two = {grid(1, "root", 1, 32, 0, 1000, true), grid(device_id(0), "k", 1, 32, 150, 900),
+                                          grid(device_id(1), "k", 1, 32, 500, 600), grid(device_id(2), "k", 1, 32, 510, 600)};
+  const std::vector<ch::launch_call> two_calls = {call(1, "root", 0x100, "k", 100), call(device_id(0), "k", 0x100, "k", 300),
+                                                  call(1, "root", 0x100, "k", 310)};
+  const ch::linkage open = ch::link_grids(two, two_calls);
+  CHECK(open.forced_pairs == 1);  // the first grid
+  CHECK(open.parent_certain == std::vector<bool>{false, true, false, false});
+  CHECK(open.certain_depths == 1);
+
+  // two calls from one grid before each start: the parent is proved though the call is not
+  const std::vector<ch::launch_call> same = {call(1, "root", 0x100, "k", 100), call(device_id(0), "k", 0x100, "k", 300),
+                                             call(device_id(0), "k", 0x100, "k", 310)};
+  const ch::linkage one = ch::link_grids(two, same);
+  CHECK(one.parent_certain == std::vector<bool>{false, true, true, true});
+  CHECK(one.certain_depths == 3);
+  CHECK(one.depth == std::vector<std::uint32_t>{0, 1, 2, 2});
+
+  // a call whose kernel the code does not name could have made any grid: nothing is proved
+  std::vector<ch::launch_call> unnamed = calls;
+  unnamed.push_back(call(1, "root", 0x200, "", 120));
+  CHECK(ch::link_grids(grids, unnamed).certain_depths == 0);
+}
+
 TEST_CASE("a kernel with fewer grids than launch calls had failed launches, counted exactly") {
   std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 100, true)};
   std::vector<ch::launch_call> calls;

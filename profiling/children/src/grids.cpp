@@ -81,6 +81,50 @@ linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch
     std::sort(left.begin(), left.end(), in_id_order);
     pair_up(left, &unnamed->second);
   }
+  // What the clock proves, whatever the ids say: a grid comes from a call made before it started
+  // (<=: %globaltimer ticks in steps). Walking a kernel's grids by their start, the calls made
+  // before a grid started that no earlier grid surely took hold its call; where that is one call,
+  // the pair is forced (the id order's pair is swapped for it); where they all come from one grid,
+  // that grid is surely the parent. Only where every call names its kernel (a call that names none
+  // could have made any grid).
+  out.parent_certain.assign(grids.size(), false);
+  std::vector<std::optional<std::uint64_t>> one_caller(grids.size());
+  if (calls_of_kernel.count(std::string()) == 0) {
+    for (auto& [kernel, list] : grids_of_kernel) {
+      const auto calls_it = calls_of_kernel.find(kernel);
+      if (calls_it == calls_of_kernel.end()) continue;
+      const std::vector<std::size_t>& cs = calls_it->second;  // by time
+      std::vector<std::size_t> by_start;
+      for (std::size_t g : list)
+        if (grids[g].first_ns != ~0ull) by_start.push_back(g);
+      std::stable_sort(by_start.begin(), by_start.end(),
+                       [&](std::size_t a, std::size_t b) { return grids[a].first_ns < grids[b].first_ns; });
+      std::vector<std::size_t> open;
+      std::size_t next = 0;
+      for (std::size_t g : by_start) {
+        while (next < cs.size() && calls[cs[next]].t_ns <= grids[g].first_ns) open.push_back(cs[next++]);
+        if (open.size() == 1) {
+          const std::size_t c = open.front();
+          open.clear();
+          const auto old_call = out.call_of[g];
+          const auto old_grid = out.grid_of[c];
+          out.call_of[g] = c;
+          out.grid_of[c] = g;
+          if (old_grid && *old_grid != g) out.call_of[*old_grid] = old_call;  // the displaced grid takes g's old call
+          if (old_call && *old_call != c) out.grid_of[*old_call] = old_grid != g ? old_grid : std::nullopt;
+          out.parent_certain[g] = true;
+          ++out.forced_pairs;
+        } else if (!open.empty() &&
+                   std::all_of(open.begin(), open.end(),
+                               [&](std::size_t c) { return calls[c].caller_gridid == calls[open.front()].caller_gridid; })) {
+          one_caller[g] = calls[open.front()].caller_gridid;
+        }
+      }
+    }
+  }
+  for (std::size_t g = 0; g < grids.size(); ++g)
+    if (one_caller[g] && out.call_of[g] && calls[*out.call_of[g]].caller_gridid == *one_caller[g]) out.parent_certain[g] = true;
+
   for (std::size_t g = 0; g < grids.size(); ++g)
     if (!grids[g].host_launched && !out.call_of[g]) ++out.unexplained_grids;
   for (std::size_t c = 0; c < calls.size(); ++c)
@@ -118,6 +162,18 @@ linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch
       at = *p;
     }
     for (std::size_t k = chain.size(); k-- > 0;) out.depth[chain[k]] = base + static_cast<std::uint32_t>(chain.size() - k);
+  }
+  // a depth is certain where every parent up to a host grid is
+  out.depth_certain.assign(grids.size(), false);
+  std::vector<std::size_t> by_depth;
+  for (std::size_t g = 0; g < grids.size(); ++g)
+    if (!grids[g].host_launched) by_depth.push_back(g);
+  std::stable_sort(by_depth.begin(), by_depth.end(), [&](std::size_t a, std::size_t b) { return out.depth[a] < out.depth[b]; });
+  for (std::size_t g : by_depth) {
+    const auto p = out.parent_of[g];
+    out.depth_certain[g] = out.parent_certain[g] && p &&
+                           (grids[*p].host_launched || (out.depth[*p] < out.depth[g] && out.depth_certain[*p]));
+    out.certain_depths += out.depth_certain[g];
   }
   return out;
 }
@@ -253,6 +309,7 @@ schema::profile children_profile(const collection& c, const std::string& program
   run.params = {{"grids", c.grids.size()},
                 {"device_grids", link.device_grids},
                 {"launch_calls", c.calls.size()},
+                {"certain_depths", link.certain_depths},
                 {"readback_ms", c.readback_ms}};
   run.trace = schema::make_trace(snap, naming, snap.records.size());
   p.runs.push_back(std::move(run));
@@ -284,6 +341,11 @@ schema::profile children_profile(const collection& c, const std::string& program
     say(std::to_string(link.unexplained_grids) + " device-launched grids match no launch call: they are not in the trace");
   if (link.before_call > 0)
     say(std::to_string(link.before_call) + " grids started before the call they were linked to: those links are wrong");
+  if (link.device_grids > 0)
+    say("depths certain for " + std::to_string(link.certain_depths) + " of " + std::to_string(link.device_grids) +
+        " device-launched grids (each parent up to a host grid proved by the clock: the only call made before the grid "
+        "started that no other grid surely took, or all such calls made by one grid); the others are the pairing's "
+        "best estimate");
   if (link.unknown_parent > 0)
     say(std::to_string(link.unknown_parent) + " launch calls came from grids whose blocks were not seen");
   std::uint64_t blocks = 0;

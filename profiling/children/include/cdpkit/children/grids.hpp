@@ -17,6 +17,12 @@
 // self-counting workloads: docs/profiling.md). A kernel with fewer grids than calls had failed
 // launches: the calls left over are taken as the failed ones (the count is exact; which call
 // failed is not seen).
+//
+// What is proved: a grid starts after the call that made it. Walking a kernel's grids by start,
+// where the calls made before a grid started that no earlier grid surely took are one call, that
+// pair is forced (it replaces the id order's); where they all come from one grid, that grid is
+// surely the parent. A depth is certain where every parent up to a host grid is; the profile says
+// how many are.
 
 #include <cdpkit/schema/profile.hpp>
 
@@ -62,6 +68,10 @@ struct linkage {
   std::uint64_t failed_calls = 0;      ///< calls no grid answers (failed launches)
   std::uint64_t before_call = 0;       ///< grids paired with a call made after they started (wrong pairs)
   std::uint64_t unknown_parent = 0;    ///< calls from a grid that was never seen
+  std::vector<bool> parent_certain;    ///< per grid: its parent is proved by the clock (below)
+  std::vector<bool> depth_certain;     ///< per grid: every parent up to a host grid is
+  std::uint64_t forced_pairs = 0;      ///< grids whose call the clock proves (the only one possible)
+  std::uint64_t certain_depths = 0;    ///< device grids whose depth_certain is set
 };
 
 /// Link every device-launched grid to the call that made it (see the header's comment).
