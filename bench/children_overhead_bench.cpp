@@ -119,8 +119,9 @@ int main(int argc, char** argv) {
     cdpkit::require_cuda_device();
     for (const std::string& f : {program, library})
       if (!fs::is_regular_file(f)) throw cdpkit::input_error("children_overhead_bench: " + f + " is not there (build it, or name it)");
-    const std::vector<workload_case> cases = {{"quicksort", 1u << 20}, {"quadtree", 1u << 22}, {"bezier", 1u << 16},
-                                              {"tail_chain", 10000},  {"flat", 1u << 16},     {"flat", 1u << 20}};
+    const std::vector<workload_case> cases = {{"quicksort", 1u << 20}, {"quadtree", 1u << 22}, {"quadtree", 1u << 24},
+                                              {"bezier", 1u << 16},    {"tail_chain", 10000},  {"flat", 1u << 16},
+                                              {"flat", 1u << 20}};
     const fs::path scratch = fs::temp_directory_path() / ("children_overhead_bench." + std::to_string(::getpid()));
     fs::create_directories(scratch);
     struct mode {

@@ -57,7 +57,7 @@ using u64 = unsigned long long;
 
 constexpr int depth_slots = 1 << 14;  // the depth histogram: the longest tail chain's depths
 constexpr u32 rng_seed = 20240611u;
-constexpr std::size_t tree_pending_limit = 1 << 15;  // quicksort's and quadtree's: far above their grids
+constexpr std::size_t tree_pending_limit = 1 << 18;  // quicksort's and quadtree's: above every grid of the largest sizes
 
 constexpr int qs_threads = 256, qs_max_depth = 24;
 constexpr u32 qs_cutoff = 1024;  // a segment of at most this many keys is sorted in shared memory
@@ -633,7 +633,7 @@ struct workload {
 
 constexpr workload workloads[] = {
     {"quicksort", run_quicksort, 1u << 20, 1u << 26},  {"bezier", run_bezier, 4096, 1u << 16},
-    {"quadtree", run_quadtree, 1u << 16, 1u << 22},    {"tail_chain", run_tail_chain, 1000, depth_slots},
+    {"quadtree", run_quadtree, 1u << 16, 1u << 24},    {"tail_chain", run_tail_chain, 1000, depth_slots},
     {"pending_limit", run_pending_limit, 8192, 1u << 20}, {"flat", run_flat, 1u << 16, 1u << 24},
 };
 
