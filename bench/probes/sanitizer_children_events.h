@@ -21,8 +21,8 @@ inline constexpr int probe_max_ranges = 16;
 /// One patched point reached: what the grid's special registers said there. A memory event
 /// (probe_kind_memory) keeps the access instead of the grid's sizes: `target` is the address,
 /// `smid` the access flags (Sanitizer_DeviceMemoryFlags) | the access size << 16, `nctaid_x` and
-/// `ntid_x` the low and high halves of the first 8 bytes stored (0 for loads and atomics, whose
-/// data the patch is not given).
+/// `ntid_x` the low and high halves of the first 8 bytes stored (0 for loads and atomics: a load's
+/// data pointer holds a mask of the bytes read, an atomic's is null).
 struct probe_event {
   std::uint64_t gridid;    ///< %gridid
   std::uint64_t timer_ns;  ///< %globaltimer

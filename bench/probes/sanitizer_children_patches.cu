@@ -123,7 +123,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult probe_memory(void* userd
   probe_event* slot = claim(buffer);
   if (slot == nullptr) return SANITIZER_PATCH_SUCCESS;
   std::uint64_t value = 0;
-  if (data != nullptr) {
+  if (data != nullptr && (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE) != 0) {  // a load's data is a byte mask
     const auto* bytes = static_cast<const unsigned char*>(data);
     for (uint32_t i = 0; i < size && i < 8; ++i) value |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
   }

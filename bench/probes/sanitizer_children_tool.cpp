@@ -196,8 +196,16 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     if (sanitizerGetFunctionPcAndSize(m.module, name.c_str(), &r.pc, &r.size) != SANITIZER_SUCCESS) continue;
     s.code.push_back(r);
     ++others;
-    if (s.record == "runtime" && s.runtime_ranges.size() < static_cast<std::size_t>(probe_max_ranges))
-      s.runtime_ranges.emplace_back(r.pc, r.pc + r.size);
+    if (s.record == "runtime") {  // the device runtime's functions first: the ranges are few
+      const bool runtime = name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
+                           name.find("ParameterBuffer") != std::string::npos;
+      if (s.runtime_ranges.size() < static_cast<std::size_t>(probe_max_ranges))
+        s.runtime_ranges.emplace(runtime ? s.runtime_ranges.begin() : s.runtime_ranges.end(), r.pc, r.pc + r.size);
+      else if (runtime)
+        s.runtime_ranges.back() = {r.pc, r.pc + r.size};
+      else
+        std::fprintf(stderr, "probe: more than %d functions to watch: %s is not watched\n", probe_max_ranges, name.c_str());
+    }
     if (name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
         name.find("ParameterBuffer") != std::string::npos)
       runtime_entries += (runtime_entries.empty() ? "" : ", ") + name;
@@ -352,16 +360,16 @@ void report_runtime(const tool_state& s, const std::vector<probe_event>& events,
   for (const auto& [id, g] : grids)
     if (s.host_grids.count(id) == 0 && g.enters > 0) device_grids.insert(id);
   std::map<std::uint64_t, unsigned long long> found64, found32;
+  std::map<std::uint32_t, std::uint64_t> low_ids;  // a grid id's low 32 bits -> the id
+  for (std::uint64_t id : device_grids) low_ids.emplace(static_cast<std::uint32_t>(id), id);
   unsigned long long memory = 0, stores = 0;
   for (const auto& e : events) {
     if (e.kind != probe_kind_memory) continue;
     ++memory;
     const std::uint64_t value = e.nctaid_x | (static_cast<std::uint64_t>(e.ntid_x) << 32);
     if ((e.smid & 0x2u) != 0) ++stores;
-    for (std::uint64_t id : device_grids) {
-      if (value == id) ++found64[id];
-      else if (e.nctaid_x == static_cast<std::uint32_t>(id)) ++found32[id];
-    }
+    if (device_grids.count(value) != 0) ++found64[value];
+    else if (const auto low = low_ids.find(e.nctaid_x); low != low_ids.end()) ++found32[low->second];
   }
   std::printf("probe report %d: runtime: %llu global accesses inside non-kernel functions (%llu stores); %zu "
               "device-launched grids, %zu of them with their %%gridid among the stored data as 64 bits, %zu more as "
@@ -374,7 +382,7 @@ void report_runtime(const tool_state& s, const std::vector<probe_event>& events,
   int threads = 0;
   for (auto& [who, list] : by_thread) {
     if (++threads > 24) break;
-    std::sort(list.begin(), list.end(), [](const probe_event* a, const probe_event* b) { return a->timer_ns < b->timer_ns; });
+    std::stable_sort(list.begin(), list.end(), [](const probe_event* a, const probe_event* b) { return a->timer_ns < b->timer_ns; });
     std::printf("probe report %d: runtime: thread grid %llu block %u thread %u:\n", s.reports,
                 static_cast<unsigned long long>(std::get<0>(who)), std::get<1>(who), std::get<2>(who));
     const std::uint64_t t0 = list.front()->timer_ns;

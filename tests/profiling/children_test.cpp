@@ -241,6 +241,39 @@ TEST_CASE("a pair the clock forces replaces the id order's, and certain depths a
   CHECK(ch::link_grids(grids, unnamed).certain_depths == 0);
 }
 
+TEST_CASE("nothing is proved where a grid's call may be missing") {
+  const std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 1000, true), grid(device_id(1), "k", 1, 32, 150, 900),
+                                            grid(device_id(0), "k", 1, 32, 350, 400)};
+  const std::vector<ch::launch_call> calls = {call(1, "root", 0x100, "k", 100), call(device_id(1), "k", 0x100, "k", 300)};
+  REQUIRE(ch::link_grids(grids, calls).certain_depths == 2);
+  // rows lost in the collection
+  CHECK(ch::link_grids(grids, calls, false).certain_depths == 0);
+  CHECK(ch::link_grids(grids, calls, false).forced_pairs == 0);
+  // the first call not recorded: the first grid has no candidate
+  const std::vector<ch::launch_call> second_only = {calls[1]};
+  CHECK(ch::link_grids(grids, second_only).certain_depths == 0);
+  // a grid id read twice (a grid read back half done, then whole)
+  std::vector<ch::grid_seen> twice = grids;
+  twice.push_back(twice[2]);
+  CHECK(ch::link_grids(twice, calls).certain_depths == 0);
+}
+
+TEST_CASE("a hundred thousand grids launched by one grid all have a proved parent") {
+  // the child-per-thread pattern: every call of the kernel from one grid, the grids starting
+  // while more calls come (each grid's candidates are many, all from that grid)
+  constexpr std::uint64_t n = 100000;
+  std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 10 * n, true)};
+  std::vector<ch::launch_call> calls;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    calls.push_back(call(1, "root", 0x100, "leaf", 10 + k));
+    grids.push_back(grid(device_id(static_cast<int>(k)), "leaf", 1, 32, 20 + 2 * k, 30 + 2 * k));
+  }
+  const ch::linkage link = ch::link_grids(grids, calls);
+  CHECK(link.certain_depths == n);
+  CHECK(link.unexplained_grids == 0);
+  CHECK(link.failed_calls == 0);
+}
+
 TEST_CASE("a kernel with fewer grids than launch calls had failed launches, counted exactly") {
   std::vector<ch::grid_seen> grids = {grid(1, "root", 1, 32, 0, 100, true)};
   std::vector<ch::launch_call> calls;

@@ -50,7 +50,7 @@ class image_view {
 template <class Symbol>
 void add_source_lines(const image_view& img, const Elf64_Ehdr& eh, const std::vector<Elf64_Shdr>& sections,
                       std::size_t symtab, const std::vector<Symbol>& symbols, cubin_info& out) {
-  if (eh.e_shstrndx >= sections.size()) return;
+  if (out.launches.empty() || eh.e_shstrndx >= sections.size()) return;
   const Elf64_Shdr& names = sections[eh.e_shstrndx];
   const auto named = [&](const char* wanted) -> std::optional<std::size_t> {
     for (std::size_t i = 0; i < sections.size(); ++i)

@@ -33,7 +33,7 @@ std::size_t log2_bucket(std::uint64_t v) {
 
 }  // namespace
 
-linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls) {
+linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls, bool complete) {
   linkage out;
   out.call_of.assign(grids.size(), std::nullopt);
   out.grid_of.assign(calls.size(), std::nullopt);
@@ -85,41 +85,65 @@ linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch
   // (<=: %globaltimer ticks in steps). Walking a kernel's grids by their start, the calls made
   // before a grid started that no earlier grid surely took hold its call; where that is one call,
   // the pair is forced (the id order's pair is swapped for it); where they all come from one grid,
-  // that grid is surely the parent. Only where every call names its kernel (a call that names none
-  // could have made any grid).
+  // that grid is surely the parent. The proof needs every grid's call among the calls: no claim
+  // where rows were lost (`complete`), a %gridid was read twice, a call names no kernel (it could
+  // have made any grid), and none for a kernel with more grids than calls or a grid that started
+  // before any candidate call (some call is missing there).
   out.parent_certain.assign(grids.size(), false);
   std::vector<std::optional<std::uint64_t>> one_caller(grids.size());
-  if (calls_of_kernel.count(std::string()) == 0) {
+  bool provable = complete && calls_of_kernel.count(std::string()) == 0;
+  {
+    std::unordered_map<std::uint64_t, int> seen_ids;
+    for (const auto& g : grids)
+      if (++seen_ids[g.gridid] > 1) provable = false;
+  }
+  if (provable) {
     for (auto& [kernel, list] : grids_of_kernel) {
       const auto calls_it = calls_of_kernel.find(kernel);
-      if (calls_it == calls_of_kernel.end()) continue;
+      if (calls_it == calls_of_kernel.end() || list.size() > calls_it->second.size()) continue;
       const std::vector<std::size_t>& cs = calls_it->second;  // by time
       std::vector<std::size_t> by_start;
       for (std::size_t g : list)
         if (grids[g].first_ns != ~0ull) by_start.push_back(g);
       std::stable_sort(by_start.begin(), by_start.end(),
                        [&](std::size_t a, std::size_t b) { return grids[a].first_ns < grids[b].first_ns; });
+      // the candidates: their number and whether they all come from one grid (kept as they grow)
       std::vector<std::size_t> open;
+      bool mixed = false;
       std::size_t next = 0;
+      std::vector<std::pair<std::size_t, std::size_t>> forced_here;  // (grid, its only candidate call)
+      std::vector<std::pair<std::size_t, std::uint64_t>> one_caller_here;  // (grid, the grid every candidate came from)
+      bool consistent = true;
       for (std::size_t g : by_start) {
-        while (next < cs.size() && calls[cs[next]].t_ns <= grids[g].first_ns) open.push_back(cs[next++]);
+        while (next < cs.size() && calls[cs[next]].t_ns <= grids[g].first_ns) {
+          const std::size_t c = cs[next++];
+          mixed = mixed || (!open.empty() && calls[c].caller_gridid != calls[open.front()].caller_gridid);
+          open.push_back(c);
+        }
+        if (open.empty()) {  // a grid before any candidate: its call is missing; prove nothing here
+          consistent = false;
+          break;
+        }
         if (open.size() == 1) {
-          const std::size_t c = open.front();
+          forced_here.push_back({g, open.front()});
           open.clear();
-          const auto old_call = out.call_of[g];
-          const auto old_grid = out.grid_of[c];
-          out.call_of[g] = c;
-          out.grid_of[c] = g;
-          if (old_grid && *old_grid != g) out.call_of[*old_grid] = old_call;  // the displaced grid takes g's old call
-          if (old_call && *old_call != c) out.grid_of[*old_call] = old_grid != g ? old_grid : std::nullopt;
-          out.parent_certain[g] = true;
-          ++out.forced_pairs;
-        } else if (!open.empty() &&
-                   std::all_of(open.begin(), open.end(),
-                               [&](std::size_t c) { return calls[c].caller_gridid == calls[open.front()].caller_gridid; })) {
-          one_caller[g] = calls[open.front()].caller_gridid;
+          mixed = false;
+        } else if (!mixed) {
+          one_caller_here.push_back({g, calls[open.front()].caller_gridid});
         }
       }
+      if (!consistent) continue;
+      for (const auto& [g, c] : forced_here) {  // the id order's pairs give way to the forced ones
+        const auto old_call = out.call_of[g];
+        const auto old_grid = out.grid_of[c];
+        out.call_of[g] = c;
+        out.grid_of[c] = g;
+        if (old_grid && *old_grid != g) out.call_of[*old_grid] = old_call;  // the displaced grid takes g's old call
+        if (old_call && *old_call != c) out.grid_of[*old_call] = old_grid != g ? old_grid : std::nullopt;
+        out.parent_certain[g] = true;
+      }
+      out.forced_pairs += forced_here.size();
+      for (const auto& [g, caller] : one_caller_here) one_caller[g] = caller;
     }
   }
   for (std::size_t g = 0; g < grids.size(); ++g)
@@ -284,7 +308,7 @@ schema::profile children_profile(const collection& c, const std::string& program
   p.device = device;
   p.build = build.is_object() ? build : nlohmann::json::object();
 
-  const linkage link = link_grids(c.grids, c.calls);
+  const linkage link = link_grids(c.grids, c.calls, c.grids_lost == 0 && c.calls_lost == 0);
   std::vector<call_site> sites;
   trace_snapshot snap = children_snapshot(c.grids, c.calls, link, sites);
   snap.pending_launch_limit = static_cast<int>(std::min<std::uint64_t>(c.pending_limit, 0x7fffffff));

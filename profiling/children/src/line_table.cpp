@@ -63,7 +63,7 @@ class cursor {
       v |= static_cast<std::int64_t>(static_cast<std::uint64_t>(b & 0x7f) << shift);
       shift += 7;
     } while ((b & 0x80) != 0);
-    if (shift < 64 && (b & 0x40) != 0) v |= -(static_cast<std::int64_t>(1) << shift);
+    if (shift < 64 && (b & 0x40) != 0) v |= static_cast<std::int64_t>(~std::uint64_t{0} << shift);
     return v;
   }
   std::string text() {
@@ -137,7 +137,7 @@ void read_unit(cursor& c, std::size_t unit_end, const std::map<std::uint64_t, co
     line_row r;
     r.offset = address;
     r.file = file >= 1 && index < table.files.size() ? static_cast<std::uint32_t>(index) : 0;
-    r.line = static_cast<std::uint32_t>(std::min<std::uint64_t>(line, UINT32_MAX));
+    r.line = line <= UINT32_MAX ? static_cast<std::uint32_t>(line) : 0;  // past 2^32 (or below 1): no line
     r.runtime_inline = in_runtime || (r.file != 0 && is_runtime_header(table.files[r.file]));
     rows_of->push_back(r);
     ++rows;
@@ -165,10 +165,11 @@ void read_unit(cursor& c, std::size_t unit_end, const std::map<std::uint64_t, co
           address = 0, file = 1, line = 1, in_runtime = false, rows_of = nullptr;
         } else if (sub == 2 && length == 9) {  // set address: a relocation names the function
           const std::size_t operand = c.at();
-          address = c.fixed<std::uint64_t>();
+          c.fixed<std::uint64_t>();  // RELA: the bytes in place do not count, the addend does
+          address = 0;
           rows_of = nullptr;
           if (const auto r = relocations.find(operand); r != relocations.end()) {
-            address += static_cast<std::uint64_t>(r->second->addend);
+            address = static_cast<std::uint64_t>(r->second->addend);
             rows_of = &table.functions[r->second->function];
           }
         } else if (sub == nv_inline_context) {

@@ -75,7 +75,8 @@ struct linkage {
 };
 
 /// Link every device-launched grid to the call that made it (see the header's comment).
-linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls);
+/// `complete`: no grid or call row was lost; where some were, nothing is claimed as proved.
+linkage link_grids(const std::vector<grid_seen>& grids, const std::vector<launch_call>& calls, bool complete = true);
 
 /// A launch site of the profile: one call instruction of one function.
 struct call_site {
