@@ -196,9 +196,9 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
     if (sanitizerGetFunctionPcAndSize(m.module, name.c_str(), &r.pc, &r.size) != SANITIZER_SUCCESS) continue;
     s.code.push_back(r);
     ++others;
+    const bool runtime = name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
+                         name.find("ParameterBuffer") != std::string::npos;
     if (s.record == "runtime") {  // the device runtime's functions first: the ranges are few
-      const bool runtime = name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
-                           name.find("ParameterBuffer") != std::string::npos;
       if (s.runtime_ranges.size() < static_cast<std::size_t>(probe_max_ranges))
         s.runtime_ranges.emplace(runtime ? s.runtime_ranges.begin() : s.runtime_ranges.end(), r.pc, r.pc + r.size);
       else if (runtime)
@@ -206,9 +206,7 @@ void module_loaded(tool_state& s, const Sanitizer_ResourceModuleData& m) {
       else
         std::fprintf(stderr, "probe: more than %d functions to watch: %s is not watched\n", probe_max_ranges, name.c_str());
     }
-    if (name.find("CDP") != std::string::npos || name.find("LaunchDevice") != std::string::npos ||
-        name.find("ParameterBuffer") != std::string::npos)
-      runtime_entries += (runtime_entries.empty() ? "" : ", ") + name;
+    if (runtime) runtime_entries += (runtime_entries.empty() ? "" : ", ") + name;
   }
   if (s.record == "runtime" && buffer != nullptr) {  // the ranges whose accesses probe_memory keeps
     probe_buffer header{};

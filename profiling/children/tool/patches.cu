@@ -27,6 +27,11 @@ __device__ __forceinline__ unsigned long long now_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(v));
   return v;
 }
+__device__ __forceinline__ unsigned smid() {
+  unsigned v;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(v));
+  return v;
+}
 __device__ __forceinline__ void read_dims(unsigned (&nctaid)[3], unsigned (&ntid)[3]) {
   asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(nctaid[0]));
   asm volatile("mov.u32 %0, %%nctaid.y;" : "=r"(nctaid[1]));
@@ -138,9 +143,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult cdpkit_children_call(voi
   if (row < b->call_capacity) {
     auto* calls = reinterpret_cast<children_call*>(reinterpret_cast<char*>(b) +
                                                    children_calls_offset(b->slots, b->grid_capacity));
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    calls[row] = children_call{gridid(), pc, now_ns(), sm};
+    calls[row] = children_call{gridid(), pc, now_ns(), smid()};
   }
   return SANITIZER_PATCH_SUCCESS;
 }
