@@ -62,6 +62,9 @@ TEST_CASE("the library's site table keeps the ids, names and roles of the profil
       {sites::qs_serial_probe, 29, "quicksort.serial_partition", true},
       {sites::quadtree_level, 30, "quadtree.level", false},
       {sites::tree_combine, 31, "tree.combine", false},
+      {sites::qs_radix_range, 32, "quicksort.radix_range", false},
+      {sites::qs_radix_scatter, 33, "quicksort.radix_scatter", false},
+      {sites::qs_radix_copy, 34, "quicksort.radix_copy", false},
   };
   CHECK(sites::library_site_count == std::size(library));
   for (const expected& e : library) {
@@ -70,7 +73,7 @@ TEST_CASE("the library's site table keeps the ids, names and roles of the profil
     CHECK(sites::site_name(e.id) == e.name);
     CHECK(sites::is_child_probe_site(e.id) == e.child_probe);
   }
-  CHECK(sites::first_user_site == 32);
+  CHECK(sites::first_user_site == 40);
   CHECK(sites::next_library_site <= sites::first_user_site);
   CHECK(sites::site_name(63) == "site.63");  // a user id no one named
   const auto beyond = static_cast<std::uint16_t>(cdpkit::trace_limits::max_sites);  // no site has it

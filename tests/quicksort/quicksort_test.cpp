@@ -31,9 +31,10 @@ using namespace cdpkit_test;
 
 TEST_CASE("quicksort variant names round-trip and scratch sizes follow the variants") {
   const auto& all = cdpkit::all_quicksort_variants();
-  REQUIRE(all.size() == 6u);
+  REQUIRE(all.size() == 7u);
   CHECK(all.front() == quicksort_variant::simple);
   CHECK(all[2] == quicksort_variant::fast);
+  CHECK(all[3] == quicksort_variant::radix);
   CHECK(all.back() == quicksort_variant::thrust_merge);
   for (const auto v : all) {
     const std::string variant = cdpkit::to_string(v);
@@ -41,7 +42,8 @@ TEST_CASE("quicksort variant names round-trip and scratch sizes follow the varia
     CHECK(cdpkit::parse_quicksort_variant(cdpkit::to_string(v)) == v);
     CHECK(cdpkit::uses_cdp(v) == (v == quicksort_variant::simple ||
                                   v == quicksort_variant::two_stream ||
-                                  v == quicksort_variant::fast));
+                                  v == quicksort_variant::fast ||
+                                  v == quicksort_variant::radix));
     // more keys, more scratch; values need more; 2^32 keys and more are refused
     const auto small = cdpkit::quicksort_scratch_bytes(v, 1000, 4);
     const auto large = cdpkit::quicksort_scratch_bytes(v, 1u << 24, 4);
@@ -225,8 +227,8 @@ TEST_CASE("under a pending limit of 16 and a depth cap of 2 quicksort stays exac
     sort_distribution dist;
     std::uint64_t n;
   };
-  for (const auto v : {quicksort_variant::fast, quicksort_variant::two_stream,
-                       quicksort_variant::simple}) {
+  for (const auto v : {quicksort_variant::fast, quicksort_variant::radix,
+                       quicksort_variant::two_stream, quicksort_variant::simple}) {
     const std::string variant = cdpkit::to_string(v);
     CAPTURE(variant);
     std::vector<input> inputs = {{sort_distribution::uniform, mid_n},
@@ -234,7 +236,8 @@ TEST_CASE("under a pending limit of 16 and a depth cap of 2 quicksort stays exac
                                  {sort_distribution::zipf, 1u << 20}};
     // fast's buckets of 2^20 keys are all small (one grid, nothing refused): at 2^23 its root
     // asks for ~128 range grids at once against a budget of 8
-    if (v == quicksort_variant::fast)
+    // (radix's root splits 2^23 uniform keys into 256 buckets of 2^15 + a few: range grids)
+    if (v == quicksort_variant::fast || v == quicksort_variant::radix)
       inputs.push_back({sort_distribution::uniform, 2 * fast_one_level_keys + 5});
     // simple: a few thousand keys (the rest of its recursion is heap-sorted by single threads)
     if (v == quicksort_variant::simple) inputs = {{sort_distribution::uniform, 20000}};
@@ -259,16 +262,18 @@ TEST_CASE("under a pending limit of 16 and a depth cap of 2 quicksort stays exac
       inline_items += site.inline_items;
     }
     CHECK(budget + depth > 0u);
-    if (v == quicksort_variant::fast) {
-      // fast: refused range grids become jobs of the drain grid (host-launched: never refused)
-      const auto& range = trace.sites[cdpkit::sites::qs_fast_range];
+    if (v == quicksort_variant::fast || v == quicksort_variant::radix) {
+      // refused range grids become jobs of the drain grid (host-launched: never refused)
+      const auto& range = trace.sites[v == quicksort_variant::fast ? cdpkit::sites::qs_fast_range
+                                                                    : cdpkit::sites::qs_radix_range];
       CHECK(range.requests > range.outcomes[static_cast<int>(cdpkit::launch_outcome::launched)]);
     } else {
       CHECK(inline_items > 0u);  // the refused sides were sorted by their launchers
     }
     CHECK(summary.max_depth <= 2u);
     CHECK(summary.pending_high_water <= 8u);
-    if (v != quicksort_variant::fast) CHECK(depth > 0u);  // 2-way recursions are deeper than 2
+    // 2-way recursions are deeper than 2
+    if (v != quicksort_variant::fast && v != quicksort_variant::radix) CHECK(depth > 0u);
   }
 }
 
@@ -334,6 +339,34 @@ TEST_CASE("the trace shows each variant's recursion: range grids and their scatt
     CHECK(t.summary.child_launches == range.outcomes[launched] + scatter.outcomes[launched] +
                                           t.trace.sites[cdpkit::sites::qs_fast_copy].outcomes[launched]);
     CHECK(r.host_levels == 0u);
+  }
+  SUBCASE("radix on 2^24 uniform keys: a range grid per bucket of the top digit, one scatter each") {
+    const auto keys = make_sort_input<std::uint32_t>(sort_distribution::uniform, large_n, 66);
+    const auto want = sorted_by(quicksort_variant::thrust_merge, keys, cdpkit::less<std::uint32_t>{});
+    const auto [t, r] = run(quicksort_variant::radix, keys, want);
+    const auto& range = t.trace.sites[cdpkit::sites::qs_radix_range];
+    const auto& scatter = t.trace.sites[cdpkit::sites::qs_radix_scatter];
+    // 2^24 keys in 256 buckets of about 2^16: every one above a medium range, a grid each
+    CHECK(range.outcomes[launched] == cdpkit::quicksort_detail::radix_buckets);
+    CHECK(range.depth_hist[1] == range.outcomes[launched]);
+    // a scatter step per range grid, and the root's (uniform keys never share a digit)
+    CHECK(scatter.outcomes[launched] == range.outcomes[launched] + 1u);
+    CHECK(t.trace.sites[cdpkit::sites::qs_radix_copy].outcomes[launched] == 0u);
+    CHECK(t.summary.child_launches == range.outcomes[launched] + scatter.outcomes[launched]);
+    CHECK(t.summary.fallbacks == 0u);
+  }
+  SUBCASE("radix skips the digits its keys share: no pass moves keys that share their top 16 bits") {
+    // keys below 2^16: the root's first count finds them all in one bucket and counts again at
+    // bits 8..15; its 256 buckets (2^14 keys each) are small: no range grid
+    std::vector<std::uint32_t> keys = make_sort_input<std::uint32_t>(sort_distribution::uniform, 1u << 22, 67);
+    for (auto& k : keys) k &= 0xffffu;
+    const auto [t, r] = run(quicksort_variant::radix, keys, host_sorted(keys, cdpkit::less<std::uint32_t>{}));
+    CHECK(t.trace.sites[cdpkit::sites::qs_radix_scatter].outcomes[launched] == 2u);  // count again, scatter
+    CHECK(t.trace.sites[cdpkit::sites::qs_radix_range].requests == 0u);
+    // equal keys: counted once, and nothing moves
+    const std::vector<std::uint32_t> same(1u << 20, 0x12345678u);
+    const auto [e, er] = run(quicksort_variant::radix, same, same);
+    CHECK(e.summary.launch_requests == 0u);
   }
   SUBCASE("two_stream on 2^20+7 uniform keys: partition grids per side and one-block leaves") {
     const auto keys = make_sort_input<std::uint32_t>(sort_distribution::uniform, mid_n, 62);

@@ -12,6 +12,8 @@
 //                256-thread blocks, launched from the host: the partition recursion happens on
 //                the device, in 1024-thread grids), and the drain grid over the queued small
 //                ranges, next on the stream
+//   radix        as fast: one block for up to a medium range; else the root's task record (its
+//                highest digit), its count grid from the host, and the drain grid
 //   (two_stream launches its root with the kernel of its children: one copy of the device code)
 //   host_driven  fast's steps, level by level: count, scan and scatter grids over all of a
 //                level's tasks, one copy of the bucket starts to the host, the drain kernel over
@@ -25,6 +27,7 @@
 #include <cdpkit/quicksort.hpp>
 #include <cdpkit/quicksort/agents/common.cuh>
 #include <cdpkit/quicksort/agents/fast.cuh>
+#include <cdpkit/quicksort/agents/radix.cuh>
 #include <cdpkit/quicksort/agents/simple.cuh>
 #include <cdpkit/quicksort/agents/two_stream.cuh>
 #include <cdpkit/wait.hpp>
@@ -275,6 +278,42 @@ void run_host_driven(const fast_args<T, V, Compare>& a, std::uint64_t n, const s
   }
 }
 
+inline constexpr const char* radix_refusal =
+    "quicksort: radix sorts by the order bits of less, greater and total_order_less on 4- and "
+    "8-byte arithmetic keys (use fast for any other comparator)";
+
+/// radix's launches: the root's record, its count grid and the drain (n > medium_keys), or one
+/// block's sort of the whole range.
+template <class T, class V, class Compare>
+void run_radix(const sort_buffers<T, V>& buf, std::uint64_t n, Compare comp, const scratch_layout& l,
+               char* scratch, const quicksort_options& o, const launch_context& root,
+               cudaStream_t stream) {
+  using task_t = radix_task<radix_bits_t<T>>;
+  const radix_args<T, V, Compare> a{buf,
+                                    reinterpret_cast<task_t*>(scratch + l.tasks),
+                                    l.task_capacity,
+                                    reinterpret_cast<std::uint32_t*>(scratch + l.arena),
+                                    l.arena_capacity,
+                                    reinterpret_cast<scratch_counters*>(scratch + l.counters),
+                                    reinterpret_cast<small_job*>(scratch + l.jobs),
+                                    l.job_capacity,
+                                    o.seed,
+                                    comp};
+  using agent = radix_agent<T, V, Compare>;
+  const auto n32 = static_cast<std::uint32_t>(n);
+  if (n <= medium_keys) {
+    using drain = typename agent::drain_body;
+    bounded_child_entry_kernel<drain><<<1, block_threads, 0, stream>>>(root, drain{a, small_job{0, n32, 0}, true});
+    return;
+  }
+  radix_init_kernel<<<1, block_threads, 0, stream>>>(a, n32);
+  using count = typename agent::template count_body<block_threads>;
+  bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(root, count{a, a.tasks});
+  CDPKIT_CUDA_TRY(cudaGetLastError());
+  const auto drain = drain_kernel<T, V, Compare, task_t>;
+  drain<<<resident_grid(drain), block_threads, 0, stream>>>(root, a);
+}
+
 template <class T, class V, class Compare>
 quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
                            const quicksort_options& o, cudaStream_t stream, bool wait) {
@@ -301,6 +340,8 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
   }
   if (o.variant == quicksort_variant::thrust_radix && !is_less_v<T, Compare>)
     throw input_error(thrust_radix_refusal);
+  if (o.variant == quicksort_variant::radix && !radix_order<T, Compare>::enabled)
+    throw input_error(radix_refusal);
   launch_runtime& runtime = o.runtime != nullptr ? *o.runtime : default_runtime();
   if (n <= 1) return result;
 
@@ -349,6 +390,9 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
                                       0, stream>>>(root, partition{a, a.tasks});
       break;
     }
+    case quicksort_variant::radix:
+      if constexpr (radix_order<T, Compare>::enabled) run_radix(buf, n, comp, l, scratch, o, root, stream);
+      break;
     case quicksort_variant::fast:
     case quicksort_variant::host_driven: {
       const fast_args<T, V, Compare> a{
@@ -377,8 +421,8 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
         // the drain: next on the stream, so it starts once the root grid and every descendant
         // are done; as many blocks as fit at once, each taking jobs until none is left
         CDPKIT_CUDA_TRY(cudaGetLastError());
-        fast_drain_kernel<T, V, Compare><<<resident_grid(fast_drain_kernel<T, V, Compare>),
-                                           block_threads, 0, stream>>>(root, a);
+        const auto drain = drain_kernel<T, V, Compare, fast_task<key_storage_t<T>>>;
+        drain<<<resident_grid(drain), block_threads, 0, stream>>>(root, a);
       } else {
         run_host_driven(a, n, l, scratch, runtime, stream, result);
       }

@@ -16,6 +16,12 @@
 //                 the last partition is done ONE child grid sorts them all (a block each: its own
 //                 partition in shared memory, then CUB block merge sorts), so thousands of small
 //                 ranges are not thousands of pending launches.
+//   radix         most-significant-digit radix sort by the same recursion: each range is split
+//                 by 8 bits of its keys (no sample, no comparisons) into up to 256 buckets, a
+//                 range whose keys share the digit skips to the highest bit in which they differ
+//                 (no pass moves it), large buckets become child grids, small ones go to fast's
+//                 queue and its one drain grid. For the orders that map keys to unsigned integers
+//                 (less, greater, total_order_less on the shipped key types); others are refused.
 //   host_driven   the same partition steps as fast, driven level by level from the host (no
 //                 CDP): what the recursion on the device buys.
 //   thrust_radix  thrust::sort (its ascending radix sort: less only)
@@ -100,21 +106,22 @@ enum class quicksort_variant : std::uint8_t {
   simple,
   two_stream,
   fast,
+  radix,
   host_driven,
   thrust_radix,
   thrust_merge,
 };
 
-/// "simple", "two_stream", "fast", "host_driven", "thrust_radix", "thrust_merge".
+/// "simple", "two_stream", "fast", "radix", "host_driven", "thrust_radix", "thrust_merge".
 const char* to_string(quicksort_variant v) noexcept;
 /// Parse a variant name; throws cdpkit::input_error naming the bad value and the choices.
 quicksort_variant parse_quicksort_variant(const std::string& name);
 /// Every variant, in the order of the story (the yardsticks last).
 const std::vector<quicksort_variant>& all_quicksort_variants();
-/// True for the variants that launch child grids (simple, two_stream, fast).
+/// True for the variants that launch child grids (simple, two_stream, fast, radix).
 constexpr bool uses_cdp(quicksort_variant v) noexcept {
   return v == quicksort_variant::simple || v == quicksort_variant::two_stream ||
-         v == quicksort_variant::fast;
+         v == quicksort_variant::fast || v == quicksort_variant::radix;
 }
 
 /// Most keys one call sorts: 2^32 - 1 (ranges are indexed with 32 bits on the device).
@@ -146,15 +153,18 @@ struct quicksort_result {
 };
 
 /// Device scratch a call needs: about n * (key + value) bytes for the partitioning variants
-/// (fast, host_driven, two_stream) plus a task pool, what Thrust asks for its sorts, nothing for
+/// (fast, radix, host_driven, two_stream) plus a task pool (radix: up to n * 1.2 bytes more, for
+/// its deeper recursion of 256-bucket tasks), what Thrust asks for its sorts, nothing for
 /// simple (in place). Throws cdpkit::input_error for n > quicksort_max_keys.
 std::size_t quicksort_scratch_bytes(quicksort_variant variant, std::uint64_t n,
                                     std::size_t key_bytes, std::size_t value_bytes = 0);
 
 /// Sort `d_keys[0, n)` (device memory) by `comp` and wait for it (under the watchdog).
 /// Preconditions: d_keys is device memory holding n keys (may be null when n == 0); comp is a
-/// strict weak order; nothing else uses d_keys meanwhile. thrust_radix takes less only. Throws cdpkit::input_error (n > quicksort_max_keys, null keys for n > 0, scratch too
-/// small or not 256-byte aligned, a comparator thrust_radix cannot take), cdpkit::cuda_error
+/// strict weak order; nothing else uses d_keys meanwhile. thrust_radix takes less only; radix
+/// takes less, greater and total_order_less on arithmetic keys of 4 or 8 bytes. Throws
+/// cdpkit::input_error (n > quicksort_max_keys, null keys for n > 0, scratch too small or not
+/// 256-byte aligned, a comparator thrust_radix or radix cannot take), cdpkit::cuda_error
 /// (CUDA errors, device error flags, the watchdog).
 template <class T, class Compare = less<T>>
 quicksort_result quicksort(T* d_keys, std::uint64_t n, Compare comp = {},

@@ -18,6 +18,7 @@ constexpr variant_name variant_names[] = {
     {quicksort_variant::simple, "simple"},
     {quicksort_variant::two_stream, "two_stream"},
     {quicksort_variant::fast, "fast"},
+    {quicksort_variant::radix, "radix"},
     {quicksort_variant::host_driven, "host_driven"},
     {quicksort_variant::thrust_radix, "thrust_radix"},
     {quicksort_variant::thrust_merge, "thrust_merge"},
@@ -56,6 +57,8 @@ std::size_t task_bytes(quicksort_variant variant, std::size_t key_bytes) {
   const bool wide = key_bytes > 4;
   if (variant == quicksort_variant::two_stream)
     return wide ? sizeof(two_stream_task<std::uint64_t>) : sizeof(two_stream_task<std::uint32_t>);
+  if (variant == quicksort_variant::radix)
+    return wide ? sizeof(radix_task<std::uint64_t>) : sizeof(radix_task<std::uint32_t>);
   return wide ? sizeof(fast_task<std::uint64_t>) : sizeof(fast_task<std::uint32_t>);
 }
 }  // namespace
@@ -112,6 +115,29 @@ scratch_layout make_scratch_layout(quicksort_variant variant, std::uint64_t n,
                     (variant == quicksort_variant::host_driven
                          ? (std::size_t{l.task_capacity} + 1) * sizeof(std::uint32_t)
                          : 0));
+      break;
+    }
+    case quicksort_variant::radix: {
+      l.keys = take(n * key_bytes);
+      l.values = take(n * value_bytes);
+      l.counters = take(sizeof(scratch_counters));
+      // a digit (8 bits) per level: a range is a task at most once per digit of its keys, and
+      // the tasks of one level (each above a medium range) are disjoint
+      const std::uint64_t digits = key_bytes;
+      l.task_capacity = static_cast<std::uint32_t>(digits * (n / medium_keys) + 64);
+      l.task_bytes = task_bytes(variant, key_bytes);
+      l.tasks = take(std::size_t{l.task_capacity} * l.task_bytes);
+      // per-block bucket offsets: a level's grids cover its keys once, plus each task's
+      // rounded-up last block (a count run again one digit down reuses its task's words)
+      const std::uint64_t words =
+          (digits * (n / grid_keys_per_block) + l.task_capacity) * std::uint64_t{radix_buckets};
+      l.arena_capacity = static_cast<std::uint32_t>(words);
+      l.arena = take(words * sizeof(std::uint32_t));
+      // the small-range queue: a job per bucket or per task (a range not scattered, a run of
+      // equal keys) at most, and the jobs' ranges are disjoint: n at most
+      const std::uint64_t jobs = std::uint64_t{l.task_capacity} * (radix_buckets + 1);
+      l.job_capacity = static_cast<std::uint32_t>(jobs < n ? jobs : n);
+      l.jobs = take(std::size_t{l.job_capacity} * sizeof(small_job));
       break;
     }
   }

@@ -10,10 +10,10 @@
 //    first_user_site and name them with set_site_name (cdpkit/launch/sites.hpp).
 //  - Names are "<area>.<what>", unique; site_name answers them (there is nothing to register).
 //  - A new library site takes next_library_site: it goes at the end of the enum and of
-//    library_sites. Every id below first_user_site is taken today (next_library_site ==
-//    first_user_site), so a new library site first needs the boundary moved: first_user_site
-//    and trace_limits::max_sites (the trace format) grow together, and user sites, which are
-//    numbered from first_user_site, get new numbers in the profiles.
+//    library_sites, below first_user_site. Once that range is full, the boundary moves up
+//    (trace_limits::max_sites is the limit of both ranges: 64, one bit each in a launch
+//    config's refusal mask), and user sites, numbered from first_user_site, get new numbers
+//    in the profiles.
 // The static_asserts below keep the table in id order, inside the library's range and named.
 
 #include <cdpkit/launch/types.hpp>
@@ -71,8 +71,12 @@ enum : std::uint16_t {
   // later launches of the quadtree build and the tree traversals
   quadtree_level = 30,  ///< "quadtree.level": device_driver's count and scatter grids of one level
   tree_combine = 31,    ///< "tree.combine": the device driver's bottom_up, a grid per level adding it into its parents
+  // quicksort's radix recursion
+  qs_radix_range = 32,    ///< "quicksort.radix_range": radix's digit pass (counts) for a large bucket
+  qs_radix_scatter = 33,  ///< "quicksort.radix_scatter": its scatter step, or the count again one digit down
+  qs_radix_copy = 34,     ///< "quicksort.radix_copy": a grid copying a large run of equal keys home
 
-  first_user_site = 32,  ///< user sites are in [first_user_site, trace_limits::max_sites)
+  first_user_site = 40,  ///< user sites are in [first_user_site, trace_limits::max_sites)
 };
 
 /// One row of the library's table: a site id, its name "<area>.<what>", and whether it is a
@@ -119,6 +123,9 @@ inline constexpr library_site library_sites[] = {
     {qs_serial_probe, "quicksort.serial_partition", true},
     {quadtree_level, "quadtree.level", false},
     {tree_combine, "tree.combine", false},
+    {qs_radix_range, "quicksort.radix_range", false},
+    {qs_radix_scatter, "quicksort.radix_scatter", false},
+    {qs_radix_copy, "quicksort.radix_copy", false},
 };
 
 inline constexpr std::size_t library_site_count = sizeof(library_sites) / sizeof(library_sites[0]);

@@ -93,6 +93,40 @@ struct fast_task {
   KeyStorage tree[max_splitters + 1];   ///< the same in implicit search-tree order, [1..m]
 };
 
+/// radix: bits of one digit pass, and the buckets it sorts a range into (the partition passes'
+/// bucket ids are bytes: 2^8 buckets at most).
+inline constexpr unsigned int radix_digit_bits = 8;
+inline constexpr unsigned int radix_buckets = 1u << radix_digit_bits;  // 256
+static_assert(radix_buckets <= max_buckets + 1, "a radix bucket id fits the passes' byte");
+
+/// The shift of the digit below the one at `shift` (digits go down in steps of radix_digit_bits;
+/// the last one is the lowest radix_digit_bits bits, overlapping bits its range already shares).
+CDPKIT_QS_HOST_DEVICE constexpr unsigned int next_digit_shift(unsigned int shift) {
+  return shift >= radix_digit_bits ? shift - radix_digit_bits : 0u;
+}
+
+/// A range that radix sorts by one digit with a grid: where it is, the digit, its bucket counts.
+/// Its keys share every bit above the digit (shift + radix_digit_bits). KeyStorage is the
+/// unsigned integer of the key's order bits (cdpkit/quicksort/agents/radix_tile.cuh).
+template <class KeyStorage>
+struct radix_task {
+  std::uint32_t begin;         ///< first key of the range (index into the key arrays)
+  std::uint32_t size;          ///< keys in the range
+  std::uint32_t grid;          ///< blocks of its count and scatter grids
+  std::uint32_t arena;         ///< first word of its per-block offsets: grid * radix_buckets words
+  std::uint32_t count_done;    ///< count blocks finished (atomic)
+  std::uint32_t scatter_done;  ///< scatter blocks finished (atomic)
+  std::uint8_t which;          ///< buffer holding the range: 0 = the caller's arrays, 1 = scratch
+  std::uint8_t shift;          ///< the digit is bits [shift, shift + radix_digit_bits) of the order bits
+  std::uint8_t pad_[6];
+  /// OR over the range of (order bits of a key) ^ (order bits of its first key): the bits in
+  /// which its keys differ (atomic; a count pass that finds every key in one bucket moves the
+  /// digit down to the highest of them)
+  KeyStorage differ;
+  std::uint32_t count[radix_buckets];      ///< keys per bucket (atomic)
+  std::uint32_t start[radix_buckets + 1];  ///< exclusive scan of count; start[radix_buckets] = size
+};
+
 /// A range that two_stream partitions with a grid (2-way, around `pivot`).
 template <class KeyStorage>
 struct two_stream_task {

@@ -346,6 +346,12 @@ struct sample_sort {
 ///   scatter: ranks them inside the tile by bucket (shared counters, a block scan), reorders the
 ///            tile by bucket in shared memory, and writes each bucket's run of the tile to its
 ///            place in the other buffer: consecutive threads write consecutive addresses.
+/// partition_pass::count's default per-key hook: nothing.
+struct ignore_key {
+  template <class T>
+  __device__ void operator()(const T&) const {}
+};
+
 template <class T, class V, class Compare, unsigned int BlockThreads = block_threads>
 struct partition_pass {
   static_assert(BlockThreads >= max_buckets + 1 && tile_keys % BlockThreads == 0,
@@ -366,10 +372,13 @@ struct partition_pass {
   };
   static_assert(max_buckets < 256, "bucket ids are stored in a byte");
 
-  /// counts[b] += keys of [lo, hi) in bucket b (counts: shared memory).
-  __device__ static void count(const launch_context& probe_ctx, const splitter_set<T>& split,
+  /// counts[b] += keys of [lo, hi) in bucket b (counts: shared memory), where b is
+  /// split.classify(key, comp) (a splitter_set, or radix's digit); each(key) is called on every
+  /// key too, by the thread that loaded it.
+  template <class Classifier, class Each = ignore_key>
+  __device__ static void count(const launch_context& probe_ctx, const Classifier& split,
                                const T* src, std::uint64_t lo, std::uint64_t hi,
-                               std::uint32_t* counts, const Compare& comp) {
+                               std::uint32_t* counts, const Compare& comp, Each&& each = {}) {
     // thread t's keys are lo + t, lo + t + BlockThreads, ... below hi (tile by tile): the probe
     // counts them at once, nothing per key
     // (a warp's lanes start at consecutive keys, BlockThreads >= 32 apart: two trip counts at most)
@@ -388,6 +397,7 @@ struct partition_pass {
         const std::uint64_t i = base + k * BlockThreads + threadIdx.x;
         if (i < hi) {
           (void)warp_aggregated_add(counts, split.classify(x[k], comp));
+          each(x[k]);
         }
       }
     }
@@ -397,7 +407,8 @@ struct partition_pass {
   /// Move keys (and values) [lo, hi) of the source arrays to the destination arrays: key x of
   /// bucket b goes to index cursor[b]++ (cursor: shared memory, one per bucket).
   /// Preconditions: the storage is free; every thread calls; synchronizes before returning.
-  __device__ static void scatter(storage& st, const splitter_set<T>& split, const T* src_keys,
+  template <class Classifier>
+  __device__ static void scatter(storage& st, const Classifier& split, const T* src_keys,
                                  const V* src_values, T* dst_keys, V* dst_values,
                                  std::uint64_t lo, std::uint64_t hi, std::uint32_t* cursor,
                                  unsigned int buckets, const Compare& comp) {

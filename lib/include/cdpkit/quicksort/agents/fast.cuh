@@ -40,7 +40,7 @@
 // scatter step of 2^26 keys takes 0.81 ms that way, 1.14 ms with 256-thread blocks (0.55 ms when
 // the host launches those). The host-launched root count grid keeps 256 threads, six per SM.
 
-#include <cdpkit/quicksort/agents/common.cuh>
+#include <cdpkit/quicksort/agents/queue.cuh>
 
 namespace cdpkit::quicksort_detail {
 
@@ -49,18 +49,7 @@ template <class T>
 using key_storage_t = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
 
 template <class T, class V, class Compare>
-struct fast_args {
-  sort_buffers<T, V> buf;
-  fast_task<key_storage_t<T>>* tasks;
-  std::uint32_t task_capacity;
-  std::uint32_t* arena;
-  std::uint32_t arena_capacity;
-  scratch_counters* counters;
-  small_job* jobs;
-  std::uint32_t job_capacity;
-  std::uint64_t seed;
-  Compare comp;
-};
+using fast_args = partition_args<T, V, Compare, fast_task<key_storage_t<T>>>;
 
 /// The task record's splitters seen as keys.
 template <class T>
@@ -68,10 +57,8 @@ __device__ __forceinline__ T* record_keys(key_storage_t<T>* p) {
   return reinterpret_cast<T*>(p);
 }
 
-/// What happens to bucket b of a finished partition (the same rule for the spawner and the
-/// small grid, so that each bucket is handled exactly once).
-enum class bucket_action : std::uint8_t { none, small_sort, small_copy, child_task, copy_grid };
-
+/// What happens to bucket b of a finished partition (the same rule for the spawner and
+/// host_driven, so that each bucket is handled exactly once).
 __host__ __device__ __forceinline__ bucket_action action_of(unsigned int b, std::uint32_t n,
                                                    std::uint32_t to) {
   if (n == 0) return bucket_action::none;
@@ -83,10 +70,12 @@ __host__ __device__ __forceinline__ bucket_action action_of(unsigned int b, std:
 }
 
 template <class T, class V, class Compare>
-struct fast_agent {
+struct fast_agent : small_queue<T, V, Compare, fast_args<T, V, Compare>> {
   using args_t = fast_args<T, V, Compare>;
   using task_t = fast_task<key_storage_t<T>>;
-  using sorter = block_sorter<T, V, Compare>;
+  using queue = small_queue<T, V, Compare, args_t>;
+  using queue::enqueue;
+  using typename queue::copy_items;
 
   /// The count and scatter steps' shared memory, for blocks of BlockThreads threads. The
   /// partition kernels hold nothing else (no block-sort storage): the smaller the blocks' shared
@@ -104,11 +93,6 @@ struct fast_agent {
   template <unsigned int BlockThreads>
   __device__ static partition_storage<BlockThreads>& partition_shared() {
     __shared__ partition_storage<BlockThreads> s;
-    return s;
-  }
-  /// The drain's block sorts.
-  __device__ static typename sorter::storage& sorter_shared() {
-    __shared__ typename sorter::storage s;
     return s;
   }
 
@@ -177,9 +161,6 @@ struct fast_agent {
   /// The device-launched passes have blocks of child_pass_threads (one per SM: 64 registers).
   static constexpr unsigned int count_min_blocks = 6;
   static constexpr unsigned int pass_min_blocks = 3;
-  /// The block sorts (partitions and tile sorts in shared memory) are latency-bound: three
-  /// resident blocks per SM overlap them.
-  static constexpr unsigned int sort_min_blocks = 3;
   template <unsigned int BlockThreads, unsigned int MinBlocks>
   static constexpr unsigned int min_blocks_for = BlockThreads == block_threads ? MinBlocks : 1;
 
@@ -232,30 +213,6 @@ struct fast_agent {
   }
 
   // -- 4. the next level -----------------------------------------------------------------------
-  /// One small range of the queue, by the whole block.
-  __device__ static void run_job(const launch_context& ctx, const args_t& a, const small_job& j) {
-    if (j.which_copy & 2u) {
-      block_copy_to_result(a.buf, j.which_copy & 1u, j.begin, j.size);
-      __syncthreads();
-    } else {
-      sorter::run(sorter_shared(), ctx, a.buf, j.which_copy & 1u, j.begin, j.size, a.seed,
-                  a.comp);
-      __syncthreads();
-    }
-  }
-
-  /// host_driven's small-range grid: block k runs job k of the queue, or (one block) `only`:
-  /// a whole sort of at most a medium range.
-  struct drain_body {
-    static constexpr unsigned int max_block_threads = block_threads;
-    static constexpr unsigned int min_blocks_per_sm = sort_min_blocks;
-    args_t a;
-    small_job only;
-    bool use_only;
-    __device__ void operator()(const launch_context& self) const {
-      run_job(self, a, use_only ? only : a.jobs[blockIdx.x]);
-    }
-  };
 
   template <unsigned int BlockThreads>
   struct count_body {
@@ -296,16 +253,6 @@ struct fast_agent {
     return t;
   }
 
-  /// Copy [begin, begin + n) of buffer 1 home (a copy grid's items).
-  struct copy_items {
-    sort_buffers<T, V> buf;
-    std::uint32_t begin;
-    __device__ void operator()(const launch_context&, std::uint64_t k) const {
-      buf.keys[0][begin + k] = buf.keys[1][begin + k];
-      if constexpr (has_values<V>) buf.values[0][begin + k] = buf.values[1][begin + k];
-    }
-  };
-
   /// Run by one whole block once task t is partitioned: a thread per bucket queues a small one
   /// and asks for a large one's child grid (a task, or a copy grid for a run of equal keys);
   /// what is not launched is queued as well.
@@ -340,33 +287,6 @@ struct fast_agent {
       // small, or not launched: a job of the drain grid
       if (action != bucket_action::none && !launched)
         enqueue(ctx, a, small_job{begin, n, to | (b % 2 == 1 ? 2u : 0u)});
-    }
-  }
-
-  /// Queue a job for the drain grid (any thread). The queue is sized for every bucket of every
-  /// task record, so it never fills; should it, the job is lost: device_error_queue_overflow.
-  __device__ static void enqueue(const launch_context& ctx, const args_t& a, const small_job& job) {
-    const std::uint32_t k = atomicAdd(&a.counters->jobs_used, 1u);
-    if (k >= a.job_capacity) {
-      raise_device_error(ctx, device_error_queue_overflow);
-      return;
-    }
-    a.jobs[k] = job;
-    atomicAdd(&a.counters->small_keys, job.size);
-  }
-
-  /// The drain grid's blocks: each takes the next job of the queue until none is left
-  /// (dynamic: the jobs range from one key to a medium range, or more after a fallback).
-  __device__ static void drain(const launch_context& ctx, const args_t& a) {
-    __shared__ std::uint32_t k;
-    const std::uint32_t jobs = a.counters->jobs_used < a.job_capacity ? a.counters->jobs_used
-                                                                      : a.job_capacity;
-    for (;;) {
-      if (threadIdx.x == 0) k = atomicAdd(&a.counters->drain_next, 1u);
-      __syncthreads();
-      const std::uint32_t mine = k;
-      if (mine >= jobs) return;
-      run_job(ctx, a, a.jobs[mine]);  // (synchronizes before k is written again)
     }
   }
 };
@@ -405,12 +325,5 @@ __global__ void __launch_bounds__(block_threads)
   }
 }
 
-/// fast's drain grid: launched by the host right after the root's count grid on the same
-/// stream, so it starts once the whole partition tree (every descendant grid) is complete.
-template <class T, class V, class Compare>
-__global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::sort_min_blocks)
-    fast_drain_kernel(launch_context ctx, fast_args<T, V, Compare> a) {
-  fast_agent<T, V, Compare>::drain(ctx, a);
-}
 
 }  // namespace cdpkit::quicksort_detail

@@ -1,0 +1,347 @@
+#pragma once
+// cdpkit/quicksort/agents/radix.cuh — the `radix` variant: a most-significant-digit radix sort by
+// a recursion of child grids through the launch layer, for the orders that map keys to unsigned
+// integers (radix_order: less, greater, total_order_less on 4- and 8-byte arithmetic keys). Each
+// range is an independent, irregularly sized subproblem, as quicksort's partitions are, but it is
+// split by 8 bits of its keys' order bits: no sample, no comparisons. One large range (a task)
+// goes through:
+//
+//   1. count grid (site quicksort.radix_range for a child; the host launches the root's): every
+//      block counts its keys per digit value in shared memory, ORs together how each key differs
+//      from the range's first one, and adds its counts to the task's with ONE atomic per bucket
+//      (the value returned is the block's offset inside the bucket);
+//   2. the count grid's last block scans the counts. If every key fell in one bucket, nothing
+//      needs to move: the task's digit goes down to the highest bit in which its keys differ and
+//      the count grid runs again (a run of equal keys, none left, is done or copied home); else
+//      it launches the scatter grid as the next step at the same depth (launch_step, site
+//      quicksort.radix_scatter);
+//   3. scatter grid: every block ranks its keys by digit in shared memory and writes each bucket's
+//      run to its place in the other buffer (partition_pass, as fast's);
+//   4. the scatter grid's last block spawns the next digit: a child task per bucket larger than a
+//      medium range (depth + 1), a copy grid per large run of equal keys that must move home
+//      (the lowest digit's buckets), and every other bucket goes to the small-range queue;
+//   5. once the whole recursion is done, ONE drain grid, next on the caller's stream, sorts the
+//      queue's ranges one block each (queue.cuh).
+//
+// A refused launch (budget, depth, error) or a full task pool or arena loses nothing: the range
+// becomes a job of the drain grid, sorted by one block (block_sorter): slower, never wrong.
+// The count and scatter grids the device launches have blocks of child_pass_threads, as fast's do
+// (tuning.hpp says why).
+
+#include <cdpkit/quicksort/agents/queue.cuh>
+
+namespace cdpkit::quicksort_detail {
+
+template <class T, class V, class Compare>
+using radix_args = partition_args<T, V, Compare, radix_task<radix_bits_t<T>>>;
+
+/// The bucket of a key: one digit (radix_digit_bits bits from `shift`) of its order bits.
+template <class T, class Compare>
+struct digit_classifier {
+  using order = radix_order<T, Compare>;
+  unsigned int shift;
+  __device__ __forceinline__ std::uint32_t classify(const T& x, const Compare&) const {
+    return static_cast<std::uint32_t>(order::to_bits(x) >> shift) & (radix_buckets - 1);
+  }
+};
+
+/// *p |= v for 32- and 64-bit order bits (global or shared memory).
+template <class Bits>
+__device__ __forceinline__ void atomic_or_bits(Bits* p, Bits v) {
+  if constexpr (sizeof(Bits) == 8)
+    atomicOr(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  else
+    atomicOr(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(v));
+}
+
+/// The OR of v over the calling warp's lanes (every lane calls).
+template <class Bits>
+__device__ __forceinline__ Bits warp_or(Bits v) {
+  if constexpr (sizeof(Bits) == 8) {
+    const auto lo = __reduce_or_sync(0xffffffffu, static_cast<unsigned int>(v));
+    const auto hi = __reduce_or_sync(0xffffffffu, static_cast<unsigned int>(v >> 32));
+    return (static_cast<Bits>(hi) << 32) | lo;
+  } else {
+    return __reduce_or_sync(0xffffffffu, static_cast<unsigned int>(v));
+  }
+}
+
+/// The shift of the digit whose highest bit is the highest bit set in `differ` (> 0).
+template <class Bits>
+__device__ __forceinline__ unsigned int digit_shift_below(Bits differ) {
+  unsigned int high;
+  if constexpr (sizeof(Bits) == 8) high = 63u - __clzll(static_cast<long long>(differ));
+  else high = 31u - __clz(static_cast<int>(differ));
+  return high >= radix_digit_bits - 1 ? high - (radix_digit_bits - 1) : 0u;
+}
+
+template <class T, class V, class Compare>
+struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
+  using order = radix_order<T, Compare>;
+  static_assert(order::enabled, "radix sorts the orders radix_order maps to unsigned integers");
+  using bits_t = radix_bits_t<T>;
+  using args_t = radix_args<T, V, Compare>;
+  using task_t = radix_task<bits_t>;
+  using queue = small_queue<T, V, Compare, args_t>;
+  using queue::enqueue;
+  using typename queue::copy_items;
+  using classifier = digit_classifier<T, Compare>;
+
+  /// The count step's shared memory: its counters only (many resident blocks).
+  struct count_storage {
+    std::uint32_t count[radix_buckets];
+    bits_t differ;
+    bool last;
+    bool one_bucket;
+  };
+  __device__ static count_storage& count_shared() {
+    __shared__ count_storage s;
+    return s;
+  }
+  /// The scatter step's: a tile, its ranks and the block's cursors.
+  template <unsigned int BlockThreads>
+  struct scatter_storage {
+    typename partition_pass<T, V, Compare, BlockThreads>::storage pass;
+    std::uint32_t cursor[radix_buckets];
+    bool last;
+  };
+  template <unsigned int BlockThreads>
+  __device__ static scatter_storage<BlockThreads>& scatter_shared() {
+    __shared__ scatter_storage<BlockThreads> s;
+    return s;
+  }
+
+  /// Resident blocks asked of the host-launched root count grid (small shared memory) and of
+  /// the scatter grids; the device-launched grids have child_pass_threads blocks.
+  static constexpr unsigned int count_min_blocks = 6;
+  static constexpr unsigned int pass_min_blocks = 3;
+  template <unsigned int BlockThreads, unsigned int MinBlocks>
+  static constexpr unsigned int min_blocks_for = BlockThreads == block_threads ? MinBlocks : 1;
+
+  template <unsigned int BlockThreads>
+  struct count_body {
+    static constexpr unsigned int max_block_threads = BlockThreads;
+    static constexpr unsigned int min_blocks_per_sm = min_blocks_for<BlockThreads, count_min_blocks>;
+    args_t a;
+    task_t* t;
+    __device__ void operator()(const launch_context& self) const {
+      count_block<BlockThreads>(self, a, t, blockIdx.x);
+    }
+  };
+
+  template <unsigned int BlockThreads>
+  struct scatter_body {
+    static constexpr unsigned int max_block_threads = BlockThreads;
+    static constexpr unsigned int min_blocks_per_sm = min_blocks_for<BlockThreads, pass_min_blocks>;
+    args_t a;
+    task_t* t;
+    __device__ void operator()(const launch_context& self) const {
+      scatter_block<BlockThreads>(self, a, t, blockIdx.x);
+    }
+  };
+
+  // -- 1. count --------------------------------------------------------------------------------
+  template <unsigned int BlockThreads>
+  __device__ static void count_block(const launch_context& ctx, const args_t& a, task_t* t,
+                                     std::uint32_t blk) {
+    count_storage& s = count_shared();
+    for (unsigned int b = threadIdx.x; b < radix_buckets; b += BlockThreads) s.count[b] = 0;
+    if (threadIdx.x == 0) s.differ = 0;
+    __syncthreads();
+    const T* src = a.buf.keys[t->which] + t->begin;
+    const bits_t first = order::to_bits(src[0]);
+    bits_t differ = 0;
+    const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
+    const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
+    partition_pass<T, V, Compare, BlockThreads>::count(
+        ctx, classifier{t->shift}, src, lo, hi, s.count, a.comp,
+        [&](const T& x) { differ |= order::to_bits(x) ^ first; });
+    differ = warp_or(differ);
+    if (cdpkit::detail::lane_id() == 0 && differ != 0) atomic_or_bits(&s.differ, differ);
+    __syncthreads();
+    // one atomic per bucket and block; the old value is this block's offset inside the bucket
+    std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * radix_buckets;
+    for (unsigned int b = threadIdx.x; b < radix_buckets; b += BlockThreads)
+      offsets[b] = s.count[b] != 0 ? atomicAdd(&t->count[b], s.count[b]) : 0u;
+    if (threadIdx.x == 0 && s.differ != 0) atomic_or_bits(&t->differ, s.differ);
+    if (!last_block_to_arrive(&t->count_done, t->grid, s.last)) return;
+
+    // 2. the last block: bucket starts; a range in one bucket skips its scatter
+    if (threadIdx.x == 0) {
+      std::uint32_t sum = 0, most = 0;
+      for (unsigned int b = 0; b < radix_buckets; ++b) {
+        const std::uint32_t c = __ldcg(&t->count[b]);
+        t->start[b] = sum;
+        sum += c;
+        most = c > most ? c : most;
+      }
+      t->start[radix_buckets] = sum;
+      s.one_bucket = most == t->size;
+    }
+    __syncthreads();
+    if (!s.one_bucket) {
+      if (threadIdx.x == 0) {
+        const launch_result r =
+            launch_step(ctx, sites::qs_radix_scatter, dim3(t->grid), dim3(child_pass_threads),
+                        scatter_body<child_pass_threads>{a, t}, t->size);
+        // not launched: the range, not moved yet, is sorted by one block of the drain grid
+        if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
+      }
+      return;
+    }
+    const bits_t all = __ldcg(&t->differ);
+    if (all == 0) {  // equal keys: sorted; only their place may change
+      if (threadIdx.x == 0 && t->which == 1) copy_home(ctx, a, t->begin, t->size);
+      return;
+    }
+    // the count again, at the digit of the highest bit in which the keys differ (below this one)
+    for (unsigned int b = threadIdx.x; b < radix_buckets; b += BlockThreads) t->count[b] = 0;
+    if (threadIdx.x == 0) {
+      t->shift = static_cast<std::uint8_t>(digit_shift_below(all));
+      t->differ = 0;
+      t->count_done = 0;
+    }
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const launch_result r =
+          launch_step(ctx, sites::qs_radix_scatter, dim3(t->grid), dim3(child_pass_threads),
+                      count_body<child_pass_threads>{a, t}, t->size);
+      if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
+    }
+  }
+
+  // -- 3. scatter ------------------------------------------------------------------------------
+  template <unsigned int BlockThreads>
+  __device__ static void scatter_block(const launch_context& ctx, const args_t& a, task_t* t,
+                                       std::uint32_t blk) {
+    scatter_storage<BlockThreads>& s = scatter_shared<BlockThreads>();
+    const std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * radix_buckets;
+    for (unsigned int b = threadIdx.x; b < radix_buckets; b += BlockThreads)
+      s.cursor[b] = t->start[b] + offsets[b];
+    __syncthreads();
+    const std::uint32_t from = t->which, to = 1 - t->which;
+    const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
+    const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
+    const V* src_values = nullptr;
+    V* dst_values = nullptr;
+    if constexpr (has_values<V>) {
+      src_values = a.buf.values[from] + t->begin;
+      dst_values = a.buf.values[to] + t->begin;
+    }
+    partition_pass<T, V, Compare, BlockThreads>::scatter(
+        s.pass, classifier{t->shift}, a.buf.keys[from] + t->begin, src_values,
+        a.buf.keys[to] + t->begin, dst_values, lo, hi, s.cursor, radix_buckets, a.comp);
+    if (last_block_to_arrive(&t->scatter_done, t->grid, s.last)) spawn<BlockThreads>(ctx, a, t);
+  }
+
+  // -- 4. the next digit -----------------------------------------------------------------------
+  /// Move a run of equal keys [begin, begin + n) from buffer 1 home: a copy grid when it is
+  /// large, else (or when the grid is refused) a job of the drain grid. One thread calls.
+  __device__ static void copy_home(const launch_context& ctx, const args_t& a, std::uint32_t begin,
+                                   std::uint32_t n) {
+    const bool launched =
+        n > medium_keys && static_cast<bool>(launch_items(ctx, sites::qs_radix_copy, n, block_threads,
+                                                          stream_kind::fire_and_forget,
+                                                          copy_items{a.buf, begin}));
+    if (!launched) enqueue(ctx, a, small_job{begin, n, 1u | 2u});
+  }
+
+  /// Take a task record and arena words for a range whose digit is at `shift`; null when the
+  /// pool or the arena is full.
+  __device__ static task_t* new_task(const args_t& a, std::uint32_t begin, std::uint32_t n,
+                                     std::uint32_t which, unsigned int shift) {
+    const std::uint32_t id = atomicAdd(&a.counters->tasks_used, 1u);
+    if (id >= a.task_capacity) return nullptr;
+    const std::uint32_t grid = partition_grid(n);
+    const std::uint64_t words = std::uint64_t{grid} * radix_buckets;
+    if (words > a.arena_capacity) return nullptr;
+    const std::uint32_t at = atomicAdd(&a.counters->arena_used, static_cast<std::uint32_t>(words));
+    if (std::uint64_t{at} + words > a.arena_capacity) return nullptr;
+    task_t* t = a.tasks + id;
+    t->begin = begin;
+    t->size = n;
+    t->grid = grid;
+    t->arena = at;
+    t->count_done = 0;
+    t->scatter_done = 0;
+    t->which = static_cast<std::uint8_t>(which);
+    t->shift = static_cast<std::uint8_t>(shift);
+    t->differ = 0;
+    for (unsigned int b = 0; b < radix_buckets; ++b) t->count[b] = 0;
+    return t;
+  }
+
+  /// Run by one whole block once task t is scattered: a thread per bucket queues a small one
+  /// and asks for a large one's child grid (the next digit's task, or a copy grid for a run of
+  /// equal keys: every bucket of the lowest digit); what is not launched is queued as well.
+  template <unsigned int BlockThreads>
+  __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
+    const std::uint32_t to = 1 - t->which;
+    const bool equal = t->shift == 0;  // the lowest digit: a bucket's keys share every bit
+    // every thread takes the same rounds, and a warp's lanes ask for launches from converged
+    // code: task grids first, then copy grids (as fast's spawn; docs/design.md, "Launches from
+    // divergent lanes")
+    for (unsigned int first = 0; first < radix_buckets; first += BlockThreads) {
+      const unsigned int b = first + threadIdx.x;
+      const bool mine = b < radix_buckets;
+      const std::uint32_t begin = mine ? t->begin + t->start[b] : 0;
+      const std::uint32_t n = mine ? t->start[b + 1] - t->start[b] : 0;
+      bucket_action action = bucket_action::none;
+      if (n != 0) {
+        if (equal) action = to == 0 ? bucket_action::none
+                                    : (n <= medium_keys ? bucket_action::small_copy : bucket_action::copy_grid);
+        else action = n <= medium_keys ? bucket_action::small_sort : bucket_action::child_task;
+      }
+      bool launched = false;
+      __syncwarp();
+      if (action == bucket_action::child_task) {
+        task_t* child = new_task(a, begin, n, to, next_digit_shift(t->shift));
+        launched = child != nullptr &&
+                   static_cast<bool>(launch_child(ctx, sites::qs_radix_range, dim3(child->grid),
+                                                  dim3(child_pass_threads), stream_kind::fire_and_forget,
+                                                  count_body<child_pass_threads>{a, child}, 0u, n));
+      }
+      __syncwarp();
+      if (action == bucket_action::copy_grid) {
+        launched = static_cast<bool>(launch_items(ctx, sites::qs_radix_copy, n, block_threads,
+                                                  stream_kind::fire_and_forget, copy_items{a.buf, begin}));
+      }
+      // small, or not launched: a job of the drain grid
+      if (action != bucket_action::none && !launched)
+        enqueue(ctx, a, small_job{begin, n, to | (equal ? 2u : 0u)});
+    }
+  }
+};
+
+// ---- thin kernels ------------------------------------------------------------------------------
+
+/// Root task record: the whole range in buffer 0 at the highest digit, and an empty queue. (The
+/// root's count grid, bounded_child_entry_kernel<count_body<block_threads>>, is launched by the
+/// host with the root context; the children's count grids are count_body<child_pass_threads>.)
+template <class T, class V, class Compare>
+__global__ void __launch_bounds__(block_threads)
+    radix_init_kernel(radix_args<T, V, Compare> a, std::uint32_t n) {
+  using task_t = typename radix_agent<T, V, Compare>::task_t;
+  task_t* t = a.tasks;
+  for (unsigned int b = threadIdx.x; b < radix_buckets; b += block_threads) t->count[b] = 0;
+  if (threadIdx.x == 0) {
+    const std::uint32_t grid = partition_grid(n);
+    t->begin = 0;
+    t->size = n;
+    t->grid = grid;
+    t->arena = 0;
+    t->count_done = 0;
+    t->scatter_done = 0;
+    t->which = 0;
+    t->shift = static_cast<std::uint8_t>(8 * sizeof(T) - radix_digit_bits);
+    t->differ = 0;
+    a.counters->tasks_used = 1;
+    a.counters->arena_used = grid * radix_buckets;
+    a.counters->jobs_used = 0;
+    a.counters->small_keys = 0;
+    a.counters->drain_next = 0;
+  }
+}
+
+}  // namespace cdpkit::quicksort_detail
