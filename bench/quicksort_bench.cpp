@@ -6,8 +6,9 @@
 //
 // 1. For each case: generate the keys on the host, check the memory, sort the reference, run
 //    every variant (median of --reps, tracing off; one traced run), print the table.
-// 2. The summary: fast's time against thrust_merge and thrust_radix at 2^26 and 2^28 per type,
-//    the worst distribution against uniform at 2^24, and 2^20 against NVIDIA's advanced sample.
+// 2. The summary: fast's and radix's times against thrust_merge and thrust_radix at 2^26 and
+//    2^28 per type, each one's worst distribution against uniform at 2^24, and fast at 2^20
+//    against two_stream (the algorithm of NVIDIA's advanced sample).
 // 3. Write every row to --json in the docs/bench-format.md shape (ratios within one document).
 //
 //   quicksort_bench --json quicksort_bench.json
@@ -196,17 +197,17 @@ int main(int argc, char** argv) {
         if (!find_case(sort_key_type::u32, false, dist, dist_log2))  // uniform may have run
           run_case(sort_key_type::u32, dist, dist_log2, false);
 
-    // The summary: fast's time as a multiple of each yardstick's (< 1: fast is faster).
+    // The summary: fast's and radix's times as multiples of each yardstick's (< 1: faster).
     const auto ms_of = [](const case_times* t, quicksort_variant v) -> std::optional<double> {
       if (!t) return std::nullopt;
       const auto it = t->ms.find(v);
       if (it == t->ms.end() || !(it->second > 0)) return std::nullopt;
       return it->second;
     };
-    const auto times_text = [](std::optional<double> fast, std::optional<double> base,
+    const auto times_text = [](std::optional<double> mine, std::optional<double> base,
                                const char* name) {
-      if (!fast || !base) return std::string(name) + ": -";
-      return format("%.2fx ", *fast / *base) + name + "'s " + format("%.3f ms", *base);
+      if (!mine || !base) return std::string(name) + ": -";
+      return format("%.2fx ", *mine / *base) + name + "'s " + format("%.3f ms", *base);
     };
     std::vector<int> summary_logs;
     for (int s : {26, 28})
@@ -215,37 +216,39 @@ int main(int argc, char** argv) {
     std::vector<std::pair<sort_key_type, bool>> kinds;
     for (auto t : types) kinds.emplace_back(t, false);
     if (by_key) kinds.emplace_back(sort_key_type::u32, true);
-    std::cout << "\n== summary: fast's time as a multiple of the yardstick's, this run (< 1.00x: "
-                 "fast is faster).\n";
-    cdpkit::harness::text_table summary({"keys", "n", "fast ms", "vs thrust_merge",
+    std::vector<quicksort_variant> summarized;
+    for (auto v : {quicksort_variant::fast, quicksort_variant::radix})
+      if (std::find(variants.begin(), variants.end(), v) != variants.end()) summarized.push_back(v);
+    std::cout << "\n== summary: each variant's time as a multiple of the yardstick's, this run "
+                 "(< 1.00x: the variant is faster).\n";
+    cdpkit::harness::text_table summary({"keys", "n", "variant", "ms", "vs thrust_merge",
                                          "vs thrust_radix"});
     for (const auto& [type, kv] : kinds)
-      for (int log2 : summary_logs) {
-        const case_times* t = find_case(type, kv, sort_distribution::uniform, log2);
-        const auto fast = ms_of(t, quicksort_variant::fast);
-        summary.add_row({kind_text(type, kv), "2^" + std::to_string(log2),
-                         t ? (fast ? format("%.3f", *fast) : "-") : "skipped",
-                         times_text(fast, ms_of(t, quicksort_variant::thrust_merge), "thrust_merge"),
-                         times_text(fast, ms_of(t, quicksort_variant::thrust_radix), "thrust_radix")});
-      }
+      for (int log2 : summary_logs)
+        for (auto v : summarized) {
+          const case_times* t = find_case(type, kv, sort_distribution::uniform, log2);
+          const auto mine = ms_of(t, v);
+          summary.add_row({kind_text(type, kv), "2^" + std::to_string(log2), cdpkit::to_string(v),
+                           t ? (mine ? format("%.3f", *mine) : "-") : "skipped",
+                           times_text(mine, ms_of(t, quicksort_variant::thrust_merge), "thrust_merge"),
+                           times_text(mine, ms_of(t, quicksort_variant::thrust_radix), "thrust_radix")});
+        }
     summary.print(std::cout);
-    {  // the worst distribution against uniform, u32 at 2^dist_log2
+    for (auto v : summarized) {  // the worst distribution against uniform, u32 at 2^dist_log2
       const auto uniform =
-          ms_of(find_case(sort_key_type::u32, false, sort_distribution::uniform, dist_log2),
-                quicksort_variant::fast);
+          ms_of(find_case(sort_key_type::u32, false, sort_distribution::uniform, dist_log2), v);
       std::optional<double> worst;
       sort_distribution worst_dist = sort_distribution::uniform;
       for (auto dist : dists) {
         if (dist == sort_distribution::uniform) continue;
-        const auto ms = ms_of(find_case(sort_key_type::u32, false, dist, dist_log2),
-                              quicksort_variant::fast);
+        const auto ms = ms_of(find_case(sort_key_type::u32, false, dist, dist_log2), v);
         if (ms && (!worst || *ms > *worst)) worst = ms, worst_dist = dist;
       }
       if (worst && uniform)
-        std::cout << "worst distribution for fast at 2^" << dist_log2 << " (u32): "
-                  << cdpkit::harness::to_string(worst_dist) << ", " << format("%.3f", *worst)
-                  << " ms = " << format("%.2fx", *worst / *uniform) << " uniform's "
-                  << format("%.3f", *uniform) << " ms\n";
+        std::cout << "worst distribution for " << cdpkit::to_string(v) << " at 2^" << dist_log2
+                  << " (u32): " << cdpkit::harness::to_string(worst_dist) << ", "
+                  << format("%.3f", *worst) << " ms = " << format("%.2fx", *worst / *uniform)
+                  << " uniform's " << format("%.3f", *uniform) << " ms\n";
     }
     {  // fast against two_stream, the algorithm of NVIDIA's cdpAdvancedQuicksort sample
       const case_times* t = find_case(sort_key_type::u32, false, sort_distribution::uniform, 20);
