@@ -328,7 +328,7 @@ TEST_CASE("the watchdog turns a stuck child into an error that shows the launch 
   CHECK(message.find("occupied completion slots 1 ") != std::string::npos);
   CHECK(message.find(": 1 block]") != std::string::npos);  // the spinning child's one block
   CHECK(message.find("children launched so far 1") != std::string::npos);  // from the mirror
-  CHECK(message.find("site.32: requests 1, launched 1") != std::string::npos);
+  CHECK(message.find("site." + std::to_string(test_site) + ": requests 1, launched 1") != std::string::npos);
 
   // Release the child: the same wait now succeeds and the layer's books balance.
   spin.release();
