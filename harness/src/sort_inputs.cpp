@@ -44,7 +44,9 @@ constexpr sort_distribution distributions[] = {
     sort_distribution::organ_pipe,     sort_distribution::sawtooth,
     sort_distribution::staircase,      sort_distribution::zipf,
     sort_distribution::gaussian,       sort_distribution::pivot_copies,
-    sort_distribution::median3_killer,
+    sort_distribution::median3_killer, sort_distribution::shared_prefix,
+    sort_distribution::powers_of_two,  sort_distribution::one_different,
+    sort_distribution::alternating_extremes,
 };
 
 constexpr sort_key_type key_types[] = {sort_key_type::i32, sort_key_type::u32, sort_key_type::i64,
@@ -101,6 +103,10 @@ struct integer_key_traits {
     return out;
   }
   static T random(splitmix64& rng) noexcept { return from_index(rng.next()); }
+  /// 2^k, k uniform in [0, bits - 2] (positive in every integer type).
+  static T power_of_two(splitmix64& rng) noexcept {
+    return static_cast<T>(T{1} << rng.below(static_cast<std::uint32_t>(bits - 1)));
+  }
 };
 
 template <>
@@ -136,6 +142,16 @@ struct float_key_traits {
     const Bits s = (r >> 63) != 0 ? sign : Bits{0};
     const Bits exponent = static_cast<Bits>(1 + rng.below(ExponentMax));
     const Bits b = static_cast<Bits>(s | static_cast<Bits>(exponent << Mantissa) | mantissa);
+    T out;
+    std::memcpy(&out, &b, sizeof out);
+    return out;
+  }
+  /// +-2^e with a random sign and a uniform exponent field in [1, ExponentMax]: every normal
+  /// power of two, a zero mantissa.
+  static T power_of_two(splitmix64& rng) noexcept {
+    const Bits s = (rng.next() >> 63) != 0 ? sign : Bits{0};
+    const Bits exponent = static_cast<Bits>(1 + rng.below(ExponentMax));
+    const Bits b = static_cast<Bits>(s | static_cast<Bits>(exponent << Mantissa));
     T out;
     std::memcpy(&out, &b, sizeof out);
     return out;
@@ -405,6 +421,34 @@ void fill_keys(std::vector<T>& out, sort_distribution d, std::uint64_t seed) {
       });
       break;
     }
+    case sort_distribution::shared_prefix: {
+      // one random window of 4096 ordered indices, aligned to 4096 and inside the type's range
+      constexpr std::uint64_t window = 4096;
+      const std::uint64_t windows = (key_traits<T>::max_index + 1 - window) / window + 1;
+      const std::uint64_t base = (setup.next() % windows) * window;
+      fill_chunks(n, stream, [&](std::uint64_t b, std::uint64_t e, splitmix64& rng) {
+        for (auto i = b; i < e; ++i) keys[i] = key_traits<T>::from_index(base + rng.below(window));
+      });
+      break;
+    }
+    case sort_distribution::powers_of_two:
+      fill_chunks(n, stream, [&](std::uint64_t b, std::uint64_t e, splitmix64& rng) {
+        for (auto i = b; i < e; ++i) keys[i] = key_traits<T>::power_of_two(rng);
+      });
+      break;
+    case sort_distribution::one_different: {
+      const auto values = distinct_random_keys<T>(2, setup);
+      std::fill(out.begin(), out.end(), values[0]);
+      if (n > 0) keys[setup.next() % n] = values[1];
+      break;
+    }
+    case sort_distribution::alternating_extremes: {
+      const T low = key_traits<T>::from_index(0), high = key_traits<T>::from_index(key_traits<T>::max_index);
+      fill_chunks(n, stream, [&](std::uint64_t b, std::uint64_t e, splitmix64&) {
+        for (auto i = b; i < e; ++i) keys[i] = i % 2 == 0 ? low : high;
+      });
+      break;
+    }
     case sort_distribution::median3_killer: {
       // Musser's sequence ("Introspective Sorting and Selection Algorithms", 1997) for m = 2k
       // keys, k even: 1, k+1, 3, k+3, ..., k-1, 2k-1, then 2, 4, ..., 2k (ranks 1-based). The
@@ -444,6 +488,10 @@ const char* to_string(sort_distribution d) noexcept {
     case sort_distribution::gaussian: return "gaussian";
     case sort_distribution::pivot_copies: return "pivot_copies";
     case sort_distribution::median3_killer: return "median3_killer";
+    case sort_distribution::shared_prefix: return "shared_prefix";
+    case sort_distribution::powers_of_two: return "powers_of_two";
+    case sort_distribution::one_different: return "one_different";
+    case sort_distribution::alternating_extremes: return "alternating_extremes";
   }
   return "unknown";
 }

@@ -64,8 +64,12 @@ bool seeded(sort_distribution d) {
     case sort_distribution::sixteen_values:
     case sort_distribution::zipf:
     case sort_distribution::gaussian:
-    case sort_distribution::pivot_copies: return true;
-    default: return false;  // sorted, reverse, organ_pipe, sawtooth, staircase, median3_killer
+    case sort_distribution::pivot_copies:
+    case sort_distribution::shared_prefix:
+    case sort_distribution::powers_of_two:
+    case sort_distribution::one_different: return true;
+    default: return false;  // sorted, reverse, organ_pipe, sawtooth, staircase, median3_killer,
+                            // alternating_extremes
   }
 }
 
@@ -87,7 +91,7 @@ std::vector<std::uint64_t> ranks_of(const std::vector<T>& keys) {
 
 TEST_CASE("sort input distribution and key type names round-trip and bad names list the choices") {
   const auto& all = cdpkit::harness::all_sort_distributions();
-  CHECK(all.size() == 13u);
+  CHECK(all.size() == 17u);
   std::set<std::string> names;
   for (const auto d : all) {
     const std::string name = cdpkit::harness::to_string(d);
@@ -97,7 +101,7 @@ TEST_CASE("sort input distribution and key type names round-trip and bad names l
   }
   CHECK(names.size() == all.size());
   CHECK(all.front() == sort_distribution::uniform);
-  CHECK(all.back() == sort_distribution::median3_killer);
+  CHECK(all.back() == sort_distribution::alternating_extremes);
   CHECK_THROWS_WITH_AS(cdpkit::harness::parse_sort_distribution("zipfian"),
                        doctest::Contains("'zipfian'"), cdpkit::input_error);
   CHECK_THROWS_WITH_AS(cdpkit::harness::parse_sort_distribution(""),
@@ -272,6 +276,46 @@ TEST_CASE_TEMPLATE("sort inputs have the documented shapes", T, CDPKIT_SORT_KEY_
     }
     CHECK(patterns.size() == 100u);
     CHECK(make_sort_input<T>(sort_distribution::pivot_copies, 1, 3)[0] == middle);
+  }
+  SUBCASE("shared_prefix keys differ only in their lowest 12 bits, and use most of them") {
+    const auto k = input(sort_distribution::shared_prefix);
+    const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      const auto bits = [](T x) { U u; std::memcpy(&u, &x, sizeof u); return u; };
+      const U mask = static_cast<U>(~U{0xfff});
+      CHECK(std::all_of(k.begin(), k.end(), [&](T x) { return (bits(x) & mask) == (bits(k[0]) & mask); }));
+      CHECK(bits(*hi) - bits(*lo) > 4000u);
+    } else {
+      CHECK(std::isfinite(*lo));
+      CHECK(std::isfinite(*hi));
+    }
+    CHECK(distinct(k) > 4000u);
+    CHECK(distinct(k) <= 4096u);
+  }
+  SUBCASE("powers_of_two are powers of two (floats: of both signs)") {
+    const auto k = input(sort_distribution::powers_of_two);
+    for (const T x : k) {
+      if constexpr (std::is_integral_v<T>) {
+        REQUIRE(x > 0);
+        CHECK((x & (x - 1)) == 0);
+      } else {
+        int e = 0;
+        CHECK(std::fabs(std::frexp(x, &e)) == 0.5);
+      }
+    }
+    CHECK(distinct(k) >= 8 * sizeof(T) - 1);
+  }
+  SUBCASE("one_different holds one value n - 1 times and one other") {
+    const auto k = input(sort_distribution::one_different);
+    CHECK(mode_count(k) == n - 1);
+    CHECK(distinct(k) == 2u);
+  }
+  SUBCASE("alternating_extremes alternates the lowest and the highest finite values") {
+    const auto k = input(sort_distribution::alternating_extremes);
+    CHECK(k[0] == std::numeric_limits<T>::lowest());
+    CHECK(k[1] == std::numeric_limits<T>::max());
+    for (std::uint64_t i = 2; i < n; ++i) CHECK(k[i] == k[i - 2]);
   }
   SUBCASE("median3_killer is Musser's permutation of the sorted keys") {
     const auto k = input(sort_distribution::median3_killer);

@@ -23,6 +23,11 @@ enum class sort_distribution : std::uint8_t {
   gaussian,       ///< normal around the middle of the range (integers: rounded)
   pivot_copies,   ///< half the keys equal the median value, the others uniform
   median3_killer, ///< Musser's median-of-3 killer sequence (quadratic for median-of-3 pivots)
+  // adversaries of radix sorts
+  shared_prefix,  ///< keys that agree on all but the lowest 12 bits of their ordered index
+  powers_of_two,  ///< powers of two (integers: 2^0 .. 2^(bits-2); floats: +-2^e, every normal e)
+  one_different,  ///< one value n - 1 times and one other key, at a random place
+  alternating_extremes,  ///< the type's lowest and highest (finite) values, alternating
 };
 
 /// "uniform", "sorted", ... (the names of the sample's --dist and the benchmark rows).
