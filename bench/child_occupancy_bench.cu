@@ -8,13 +8,16 @@
 // grid (CUDA events; the device rows include the one-thread parent and its launch).
 //
 //   1. A streaming body (read 32768 keys per block, hash, write elsewhere) with 0 B .. 20 KiB of
-//      static shared memory, 256-thread blocks, and 20 KiB with 1024-thread blocks; launched by
-//      the host, and by a one-thread parent through the launch layer (launch_step, a
-//      fire-and-forget grid at the parent's depth). Checked against the same hash on the host.
+//      static shared memory, 256-thread blocks, and 20 KiB with 512- and 1024-thread blocks;
+//      launched by the host, and by a one-thread parent through the launch layer (launch_step, a
+//      fire-and-forget grid at the parent's depth); each also with the largest shared-memory
+//      carveout asked of the kernels (cudaFuncAttributePreferredSharedMemoryCarveout), and from
+//      a parent that holds as much shared memory as a child block. Checked against the same
+//      hash on the host.
 //   2. quicksort fast's scatter grid (u32 keys, one range of 2^log2 keys, the real kernel) with
 //      256-thread blocks (what fast launched before its device-launched grids got larger blocks)
 //      and child_pass_threads (what it launches now), launched by the host and by the device
-//      (launch_step, and tail launch); checked as a permutation (sum, xor and a mixed-hash sum of
+//      (launch_step, tail launch, and launch_step with the largest carveout); checked as a permutation (sum, xor and a mixed-hash sum of
 //      the output equal the input's) whose every key lies in its bucket (from the task record).
 //
 //   child_occupancy_bench --json child_occupancy.json
@@ -271,22 +274,46 @@ int main(int argc, char** argv) {
         CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n));
         CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
       };
-      for (const bool device : {false, true}) {
+      // host_launch / device_launch_step: the kernels as they are. The others try what the
+      // shared-memory split of the SMs does to a device-launched grid: *_carveout_max ask for
+      // the largest shared-memory carveout on the child kernel and the parent (restored after),
+      // device_parent_shared launches the one-thread parent with as much dynamic shared memory
+      // as a child block uses (as a parent that itself uses the child's shared memory would).
+      enum class how { host, device, host_carveout_max, device_carveout_max, device_parent_shared };
+      const auto carveout = [&](int percent) {
+        CDPKIT_CUDA_TRY(cudaFuncSetAttribute(cdpkit::bounded_child_entry_kernel<P>,
+                                             cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+        CDPKIT_CUDA_TRY(cudaFuncSetAttribute(one_thread_parent<P>,
+                                             cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+      };
+      for (const how h : {how::host, how::device, how::host_carveout_max, how::device_carveout_max,
+                          how::device_parent_shared}) {
+        if (h == how::device_parent_shared && fa.sharedSizeBytes == 0) continue;
+        const bool device = h == how::device || h == how::device_carveout_max || h == how::device_parent_shared;
+        const bool max_carveout = h == how::host_carveout_max || h == how::device_carveout_max;
+        if (max_carveout) carveout(cudaSharedmemCarveoutMaxShared);
+        const std::size_t parent_shared = h == how::device_parent_shared ? fa.sharedSizeBytes : 0;
         auto [m, occ] = run(clear, [&] {
-          if (device) one_thread_parent<P><<<1, 1>>>(root, body, grid, false);
+          if (device) one_thread_parent<P><<<1, 1, parent_shared>>>(root, body, grid, false);
           else cdpkit::bounded_child_entry_kernel<P><<<grid, B::max_block_threads>>>(root, body);
         });
+        if (max_carveout) carveout(cudaSharedmemCarveoutDefault);
         m.checked = true;
         m.mismatches = check();
-        results.push_back({input, device ? "device_launch_step" : "host_launch",
-                           B::max_block_threads, static_cast<unsigned int>(fa.sharedSizeBytes),
-                           m, occ});
+        const char* variant = h == how::host                  ? "host_launch"
+                              : h == how::device              ? "device_launch_step"
+                              : h == how::host_carveout_max   ? "host_launch_carveout_max"
+                              : h == how::device_carveout_max ? "device_launch_step_carveout_max"
+                                                              : "device_launch_step_parent_shared";
+        results.push_back({input, variant, B::max_block_threads,
+                           static_cast<unsigned int>(fa.sharedSizeBytes), m, occ});
       }
     };
     stream_case(stream_body<256, 0>{});
     stream_case(stream_body<256, 2048>{});
     stream_case(stream_body<256, 6144>{});
     stream_case(stream_body<256, 20480>{});
+    stream_case(stream_body<512, 20480>{});
     stream_case(stream_body<1024, 20480>{});
 
     // 2. quicksort fast's scatter grid, u32 keys, one range of n keys
@@ -369,19 +396,30 @@ int main(int argc, char** argv) {
         CDPKIT_CUDA_TRY(cudaFuncGetAttributes(&fa, cdpkit::bounded_child_entry_kernel<P>));
         const std::string input = "quicksort_fast_scatter:u32:threads=" + std::to_string(bt) +
                                   ":shared=" + std::to_string(fa.sharedSizeBytes);
-        for (int mode = 0; mode < 3; ++mode) {
+        // mode 3: the step again with the largest shared-memory carveout asked of the scatter
+        // kernel and its parent (restored after)
+        const auto carveout = [&](int percent) {
+          CDPKIT_CUDA_TRY(cudaFuncSetAttribute(cdpkit::bounded_child_entry_kernel<P>,
+                                               cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+          CDPKIT_CUDA_TRY(cudaFuncSetAttribute(one_thread_parent<P>,
+                                               cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+        };
+        for (int mode = 0; mode < 4; ++mode) {
+          if (mode == 3) carveout(cudaSharedmemCarveoutMaxShared);
           auto [m, occ] = run(prepare, [&] {
             if (mode == 0)
               cdpkit::bounded_child_entry_kernel<P><<<pg, bt>>>(root, body);
             else
               one_thread_parent<P><<<1, 1>>>(root, body, pg, mode == 2);
           });
+          if (mode == 3) carveout(cudaSharedmemCarveoutDefault);
           m.checked = true;
           m.mismatches = check();
           results.push_back({input,
                              mode == 0   ? "host_launch"
                              : mode == 1 ? "device_launch_step"
-                                         : "device_tail_launch",
+                             : mode == 2 ? "device_tail_launch"
+                                         : "device_launch_step_carveout_max",
                              bt, static_cast<unsigned int>(fa.sharedSizeBytes), m, occ});
         }
       };
