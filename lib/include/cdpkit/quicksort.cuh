@@ -282,35 +282,42 @@ inline constexpr const char* radix_refusal =
     "quicksort: radix sorts by the order bits of less, greater and total_order_less on 4- and "
     "8-byte arithmetic keys (use fast for any other comparator)";
 
-/// radix's launches: the root's record, its count grid and the drain (n > medium_keys), or one
-/// block's sort of the whole range.
-template <class T, class V, class Compare>
-void run_radix(const sort_buffers<T, V>& buf, std::uint64_t n, Compare comp, const scratch_layout& l,
-               char* scratch, const quicksort_options& o, const launch_context& root,
-               cudaStream_t stream) {
-  using task_t = radix_task<radix_bits_t<T>>;
-  const radix_args<T, V, Compare> a{buf,
-                                    reinterpret_cast<task_t*>(scratch + l.tasks),
-                                    l.task_capacity,
-                                    reinterpret_cast<std::uint32_t*>(scratch + l.arena),
-                                    l.arena_capacity,
-                                    reinterpret_cast<scratch_counters*>(scratch + l.counters),
-                                    reinterpret_cast<small_job*>(scratch + l.jobs),
-                                    l.job_capacity,
-                                    o.seed,
-                                    comp};
-  using agent = radix_agent<T, V, Compare>;
+/// The arguments of a grid recursion (Task: fast_task or radix_task) over the scratch laid out as
+/// `l`.
+template <class Task, class T, class V, class Compare>
+partition_args<T, V, Compare, Task> args_in_scratch(const sort_buffers<T, V>& buf, const scratch_layout& l,
+                                                    char* scratch, std::uint64_t seed, Compare comp) {
+  return {buf,
+          reinterpret_cast<Task*>(scratch + l.tasks),
+          l.task_capacity,
+          reinterpret_cast<std::uint32_t*>(scratch + l.arena),
+          l.arena_capacity,
+          reinterpret_cast<scratch_counters*>(scratch + l.counters),
+          reinterpret_cast<small_job*>(scratch + l.jobs),
+          l.job_capacity,
+          seed,
+          comp};
+}
+
+/// A grid recursion's launches (fast, radix): one block sorts up to a medium range; else the
+/// root's task record (`init`), its count grid from the host (256-thread blocks, six per SM; the
+/// grids the device launches have child_pass_threads), and next on the stream the drain grid, so
+/// that it starts once the root grid and every descendant are done: as many blocks as fit at
+/// once, each taking jobs until none is left.
+template <class Agent, class Task, class T, class V, class Compare, class Init>
+void run_grid_recursion(const partition_args<T, V, Compare, Task>& a, std::uint64_t n, Init init,
+                        const launch_context& root, cudaStream_t stream) {
   const auto n32 = static_cast<std::uint32_t>(n);
   if (n <= medium_keys) {
-    using drain = typename agent::drain_body;
+    using drain = typename Agent::drain_body;
     bounded_child_entry_kernel<drain><<<1, block_threads, 0, stream>>>(root, drain{a, small_job{0, n32, 0}, true});
     return;
   }
-  radix_init_kernel<<<1, block_threads, 0, stream>>>(a, n32);
-  using count = typename agent::template count_body<block_threads>;
+  init<<<1, block_threads, 0, stream>>>(a, n32);
+  using count = typename Agent::template count_body<block_threads>;
   bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(root, count{a, a.tasks});
   CDPKIT_CUDA_TRY(cudaGetLastError());
-  const auto drain = drain_kernel<T, V, Compare, task_t>;
+  const auto drain = drain_kernel<T, V, Compare, Task>;
   drain<<<resident_grid(drain), block_threads, 0, stream>>>(root, a);
 }
 
@@ -391,41 +398,20 @@ quicksort_result sort_impl(T* keys, V* values, std::uint64_t n, Compare comp,
       break;
     }
     case quicksort_variant::radix:
-      if constexpr (radix_order<T, Compare>::enabled) run_radix(buf, n, comp, l, scratch, o, root, stream);
+      if constexpr (radix_order<T, Compare>::enabled) {
+        using task_t = radix_task<radix_bits_t<T>>;
+        run_grid_recursion<radix_agent<T, V, Compare>>(args_in_scratch<task_t>(buf, l, scratch, o.seed, comp),
+                                                       n, radix_init_kernel<T, V, Compare>, root, stream);
+      }
       break;
     case quicksort_variant::fast:
     case quicksort_variant::host_driven: {
-      const fast_args<T, V, Compare> a{
-          buf,
-          reinterpret_cast<fast_task<key_storage_t<T>>*>(scratch + l.tasks),
-          l.task_capacity,
-          reinterpret_cast<std::uint32_t*>(scratch + l.arena),
-          l.arena_capacity,
-          counters,
-          reinterpret_cast<small_job*>(scratch + l.jobs),
-          l.job_capacity,
-          o.seed,
-          comp};
-      using agent = fast_agent<T, V, Compare>;
-      if (n <= medium_keys) {
-        using drain = typename agent::drain_body;
-        bounded_child_entry_kernel<drain><<<1, block_threads, 0, stream>>>(
-            root, drain{a, small_job{0, n32, 0}, true});
-      } else if (o.variant == quicksort_variant::fast) {
-        fast_init_kernel<<<1, block_threads, 0, stream>>>(a, n32);
-        // (the root's count grid is host-launched: 256-thread blocks, six per SM; the grids the
-        // device launches have child_pass_threads)
-        using count = typename agent::template count_body<block_threads>;
-        bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(
-            root, count{a, a.tasks});
-        // the drain: next on the stream, so it starts once the root grid and every descendant
-        // are done; as many blocks as fit at once, each taking jobs until none is left
-        CDPKIT_CUDA_TRY(cudaGetLastError());
-        const auto drain = drain_kernel<T, V, Compare, fast_task<key_storage_t<T>>>;
-        drain<<<resident_grid(drain), block_threads, 0, stream>>>(root, a);
-      } else {
+      using task_t = fast_task<key_storage_t<T>>;
+      const fast_args<T, V, Compare> a = args_in_scratch<task_t>(buf, l, scratch, o.seed, comp);
+      if (o.variant == quicksort_variant::host_driven && n > medium_keys)
         run_host_driven(a, n, l, scratch, runtime, stream, result);
-      }
+      else
+        run_grid_recursion<fast_agent<T, V, Compare>>(a, n, fast_init_kernel<T, V, Compare>, root, stream);
       break;
     }
   }

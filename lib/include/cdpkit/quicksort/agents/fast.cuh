@@ -75,7 +75,6 @@ struct fast_agent : small_queue<T, V, Compare, fast_args<T, V, Compare>> {
   using task_t = fast_task<key_storage_t<T>>;
   using queue = small_queue<T, V, Compare, args_t>;
   using queue::enqueue;
-  using typename queue::copy_items;
 
   /// The count and scatter steps' shared memory, for blocks of BlockThreads threads. The
   /// partition kernels hold nothing else (no block-sort storage): the smaller the blocks' shared
@@ -130,9 +129,9 @@ struct fast_agent : small_queue<T, V, Compare, fast_args<T, V, Compare>> {
     }
     for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads) s.count[b] = 0;
     __syncthreads();
-    const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
-    const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
-    partition_pass<T, V, Compare, BlockThreads>::count(ctx, s.split, src, lo, hi, s.count, a.comp);
+    const block_share share = share_of_block(blk, t->size);
+    partition_pass<T, V, Compare, BlockThreads>::count(ctx, s.split, src, share.lo, share.hi, s.count,
+                                                       a.comp);
     __syncthreads();
     // one atomic per bucket and block; the old value is this block's offset inside the bucket
     std::uint32_t* offsets = a.arena + t->arena + std::uint64_t{blk} * buckets;
@@ -193,18 +192,8 @@ struct fast_agent : small_queue<T, V, Compare, fast_args<T, V, Compare>> {
     for (unsigned int b = threadIdx.x; b < buckets; b += BlockThreads)
       s.count[b] = t->start[b] + offsets[b];
     __syncthreads();
-    const std::uint32_t from = t->which, to = 1 - t->which;
-    const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
-    const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
-    const V* src_values = nullptr;
-    V* dst_values = nullptr;
-    if constexpr (has_values<V>) {
-      src_values = a.buf.values[from] + t->begin;
-      dst_values = a.buf.values[to] + t->begin;
-    }
-    partition_pass<T, V, Compare, BlockThreads>::scatter(s.temp.pass, s.split, a.buf.keys[from] + t->begin,
-                                           src_values, a.buf.keys[to] + t->begin, dst_values, lo,
-                                           hi, s.count, buckets, a.comp);
+    queue::template scatter_share<BlockThreads>(s.temp.pass, s.split, a, t->which, t->begin, t->size,
+                                                blk, s.count, buckets);
     if constexpr (!InGrid) {
       __syncthreads();
     } else {
@@ -228,17 +217,14 @@ struct fast_agent : small_queue<T, V, Compare, fast_args<T, V, Compare>> {
   /// Take a task record and arena words for a range; null when the pool or the arena is full.
   __device__ static task_t* new_task(const args_t& a, std::uint32_t begin, std::uint32_t n,
                                      std::uint32_t which) {
-    const std::uint32_t id = atomicAdd(&a.counters->tasks_used, 1u);
-    if (id >= a.task_capacity) return nullptr;
     const std::uint32_t wanted = partition_buckets(n, grid_bucket_target);
     const unsigned int levels = tree_levels(wanted);
     const std::uint32_t buckets = 2 * ((1u << levels) - 1) + 1;
     const std::uint32_t grid = partition_grid(n);
-    const std::uint64_t words = std::uint64_t{grid} * buckets;
-    if (words > a.arena_capacity) return nullptr;
-    const std::uint32_t at = atomicAdd(&a.counters->arena_used, static_cast<std::uint32_t>(words));
-    if (std::uint64_t{at} + words > a.arena_capacity) return nullptr;
-    task_t* t = a.tasks + id;
+    std::uint32_t at = 0;
+    task_t* t = queue::take_task(a, std::uint64_t{grid} * buckets, &at);
+    if (t == nullptr) return nullptr;
+    const auto id = static_cast<std::uint32_t>(t - a.tasks);
     t->begin = begin;
     t->size = n;
     t->grid = grid;
@@ -260,33 +246,21 @@ struct fast_agent : small_queue<T, V, Compare, fast_args<T, V, Compare>> {
   __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
     const unsigned int buckets = 2 * ((1u << t->levels) - 1) + 1;
     const std::uint32_t to = 1 - t->which;
-    // Every thread takes the same number of rounds (a bucket or none in each), so that a warp's
-    // launch requests are made from converged lanes, task grids first, then copy grids: lanes of
-    // a warp must not enter the device runtime's launch from different branches at once
-    // (docs/design.md, "Launches from divergent lanes").
+    // every thread takes the same number of rounds (a bucket or none in each): place_bucket
+    // keeps a warp's launch requests converged
     for (unsigned int first = 0; first < buckets; first += BlockThreads) {
       const unsigned int b = first + threadIdx.x;
       const bool mine = b < buckets;
       const std::uint32_t begin = mine ? t->begin + t->start[b] : 0;
       const std::uint32_t n = mine ? t->start[b + 1] - t->start[b] : 0;
       const bucket_action action = mine ? action_of(b, n, to) : bucket_action::none;
-      bool launched = false;
-      __syncwarp();
-      if (action == bucket_action::child_task) {
+      queue::place_bucket(ctx, a, action, begin, n, to | (b % 2 == 1 ? 2u : 0u), sites::qs_fast_copy, [&] {
         task_t* child = new_task(a, begin, n, to);
-        launched = child != nullptr &&
-                   static_cast<bool>(launch_child(ctx, sites::qs_fast_range, dim3(child->grid),
-                                                  dim3(child_pass_threads), stream_kind::fire_and_forget,
-                                                  count_body<child_pass_threads>{a, child}, 0u, n));
-      }
-      __syncwarp();
-      if (action == bucket_action::copy_grid) {
-        launched = static_cast<bool>(launch_items(ctx, sites::qs_fast_copy, n, block_threads,
-                                                  stream_kind::fire_and_forget, copy_items{a.buf, begin}));
-      }
-      // small, or not launched: a job of the drain grid
-      if (action != bucket_action::none && !launched)
-        enqueue(ctx, a, small_job{begin, n, to | (b % 2 == 1 ? 2u : 0u)});
+        return child != nullptr &&
+               static_cast<bool>(launch_child(ctx, sites::qs_fast_range, dim3(child->grid),
+                                              dim3(child_pass_threads), stream_kind::fire_and_forget,
+                                              count_body<child_pass_threads>{a, child}, 0u, n));
+      });
     }
   }
 };
@@ -317,11 +291,7 @@ __global__ void __launch_bounds__(block_threads)
     t->which = 0;
     t->levels = static_cast<std::uint8_t>(levels);
     t->wanted = static_cast<std::uint16_t>(wanted);
-    a.counters->tasks_used = 1;
-    a.counters->arena_used = grid * buckets;
-    a.counters->jobs_used = 0;
-    a.counters->small_keys = 0;
-    a.counters->drain_next = 0;
+    start_counters(a.counters, grid * buckets);
   }
 }
 

@@ -84,7 +84,6 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
   using task_t = radix_task<bits_t>;
   using queue = small_queue<T, V, Compare, args_t>;
   using queue::enqueue;
-  using typename queue::copy_items;
   using classifier = digit_classifier<T, Compare>;
 
   /// The count step's shared memory: its counters only (many resident blocks).
@@ -151,10 +150,9 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
     const T* src = a.buf.keys[t->which] + t->begin;
     const bits_t first = order::to_bits(src[0]);
     bits_t differ = 0;
-    const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
-    const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
+    const block_share share = share_of_block(blk, t->size);
     partition_pass<T, V, Compare, BlockThreads>::count(
-        ctx, classifier{t->shift}, src, lo, hi, s.count, a.comp,
+        ctx, classifier{t->shift}, src, share.lo, share.hi, s.count, a.comp,
         [&](const T& x) { differ |= order::to_bits(x) ^ first; });
     differ = warp_or(differ);
     if (cdpkit::detail::lane_id() == 0 && differ != 0) atomic_or_bits(&s.differ, differ);
@@ -220,18 +218,8 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
     for (unsigned int b = threadIdx.x; b < radix_buckets; b += BlockThreads)
       s.cursor[b] = t->start[b] + offsets[b];
     __syncthreads();
-    const std::uint32_t from = t->which, to = 1 - t->which;
-    const std::uint64_t lo = std::uint64_t{blk} * grid_keys_per_block;
-    const std::uint64_t hi = lo + grid_keys_per_block < t->size ? lo + grid_keys_per_block : t->size;
-    const V* src_values = nullptr;
-    V* dst_values = nullptr;
-    if constexpr (has_values<V>) {
-      src_values = a.buf.values[from] + t->begin;
-      dst_values = a.buf.values[to] + t->begin;
-    }
-    partition_pass<T, V, Compare, BlockThreads>::scatter(
-        s.pass, classifier{t->shift}, a.buf.keys[from] + t->begin, src_values,
-        a.buf.keys[to] + t->begin, dst_values, lo, hi, s.cursor, radix_buckets, a.comp);
+    queue::template scatter_share<BlockThreads>(s.pass, classifier{t->shift}, a, t->which, t->begin,
+                                                t->size, blk, s.cursor, radix_buckets);
     if (last_block_to_arrive(&t->scatter_done, t->grid, s.last)) spawn<BlockThreads>(ctx, a, t);
   }
 
@@ -240,10 +228,7 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
   /// large, else (or when the grid is refused) a job of the drain grid. One thread calls.
   __device__ static void copy_home(const launch_context& ctx, const args_t& a, std::uint32_t begin,
                                    std::uint32_t n) {
-    const bool launched =
-        n > medium_keys && static_cast<bool>(launch_items(ctx, sites::qs_radix_copy, n, block_threads,
-                                                          stream_kind::fire_and_forget,
-                                                          copy_items{a.buf, begin}));
+    const bool launched = n > medium_keys && queue::launch_copy(ctx, a, sites::qs_radix_copy, begin, n);
     if (!launched) enqueue(ctx, a, small_job{begin, n, 1u | 2u});
   }
 
@@ -251,14 +236,10 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
   /// pool or the arena is full.
   __device__ static task_t* new_task(const args_t& a, std::uint32_t begin, std::uint32_t n,
                                      std::uint32_t which, unsigned int shift) {
-    const std::uint32_t id = atomicAdd(&a.counters->tasks_used, 1u);
-    if (id >= a.task_capacity) return nullptr;
     const std::uint32_t grid = partition_grid(n);
-    const std::uint64_t words = std::uint64_t{grid} * radix_buckets;
-    if (words > a.arena_capacity) return nullptr;
-    const std::uint32_t at = atomicAdd(&a.counters->arena_used, static_cast<std::uint32_t>(words));
-    if (std::uint64_t{at} + words > a.arena_capacity) return nullptr;
-    task_t* t = a.tasks + id;
+    std::uint32_t at = 0;
+    task_t* t = queue::take_task(a, std::uint64_t{grid} * radix_buckets, &at);
+    if (t == nullptr) return nullptr;
     t->begin = begin;
     t->size = n;
     t->grid = grid;
@@ -279,9 +260,8 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
   __device__ static void spawn(const launch_context& ctx, const args_t& a, task_t* t) {
     const std::uint32_t to = 1 - t->which;
     const bool equal = t->shift == 0;  // the lowest digit: a bucket's keys share every bit
-    // every thread takes the same rounds, and a warp's lanes ask for launches from converged
-    // code: task grids first, then copy grids (as fast's spawn; docs/design.md, "Launches from
-    // divergent lanes")
+    // every thread takes the same number of rounds (a bucket or none in each): place_bucket
+    // keeps a warp's launch requests converged
     for (unsigned int first = 0; first < radix_buckets; first += BlockThreads) {
       const unsigned int b = first + threadIdx.x;
       const bool mine = b < radix_buckets;
@@ -293,23 +273,13 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
                                     : (n <= medium_keys ? bucket_action::small_copy : bucket_action::copy_grid);
         else action = n <= medium_keys ? bucket_action::small_sort : bucket_action::child_task;
       }
-      bool launched = false;
-      __syncwarp();
-      if (action == bucket_action::child_task) {
+      queue::place_bucket(ctx, a, action, begin, n, to | (equal ? 2u : 0u), sites::qs_radix_copy, [&] {
         task_t* child = new_task(a, begin, n, to, next_digit_shift(t->shift));
-        launched = child != nullptr &&
-                   static_cast<bool>(launch_child(ctx, sites::qs_radix_range, dim3(child->grid),
-                                                  dim3(child_pass_threads), stream_kind::fire_and_forget,
-                                                  count_body<child_pass_threads>{a, child}, 0u, n));
-      }
-      __syncwarp();
-      if (action == bucket_action::copy_grid) {
-        launched = static_cast<bool>(launch_items(ctx, sites::qs_radix_copy, n, block_threads,
-                                                  stream_kind::fire_and_forget, copy_items{a.buf, begin}));
-      }
-      // small, or not launched: a job of the drain grid
-      if (action != bucket_action::none && !launched)
-        enqueue(ctx, a, small_job{begin, n, to | (equal ? 2u : 0u)});
+        return child != nullptr &&
+               static_cast<bool>(launch_child(ctx, sites::qs_radix_range, dim3(child->grid),
+                                              dim3(child_pass_threads), stream_kind::fire_and_forget,
+                                              count_body<child_pass_threads>{a, child}, 0u, n));
+      });
     }
   }
 };
@@ -336,11 +306,7 @@ __global__ void __launch_bounds__(block_threads)
     t->which = 0;
     t->shift = static_cast<std::uint8_t>(8 * sizeof(T) - radix_digit_bits);
     t->differ = 0;
-    a.counters->tasks_used = 1;
-    a.counters->arena_used = grid * radix_buckets;
-    a.counters->jobs_used = 0;
-    a.counters->small_keys = 0;
-    a.counters->drain_next = 0;
+    start_counters(a.counters, grid * radix_buckets);
   }
 }
 
