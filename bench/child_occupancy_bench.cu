@@ -133,6 +133,16 @@ __global__ void one_thread_parent(launch_context ctx, Body body, unsigned int gr
   if (!r) atomicAdd(&refused_launches, 1u);
 }
 
+/// Ask for a shared-memory carveout (percent, or cudaSharedmemCarveoutDefault) for the child
+/// kernel of body P and for its one-thread parent.
+template <class P>
+void set_carveout(int percent) {
+  CDPKIT_CUDA_TRY(cudaFuncSetAttribute(cdpkit::bounded_child_entry_kernel<P>,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  CDPKIT_CUDA_TRY(cudaFuncSetAttribute(one_thread_parent<P>,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+}
+
 struct occupancy {
   double blocks_mean = 0, blocks_max = 0, span_us = 0, block_us = 0;
   unsigned int sms = 0;
@@ -280,24 +290,18 @@ int main(int argc, char** argv) {
       // device_parent_shared launches the one-thread parent with as much dynamic shared memory
       // as a child block uses (as a parent that itself uses the child's shared memory would).
       enum class how { host, device, host_carveout_max, device_carveout_max, device_parent_shared };
-      const auto carveout = [&](int percent) {
-        CDPKIT_CUDA_TRY(cudaFuncSetAttribute(cdpkit::bounded_child_entry_kernel<P>,
-                                             cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-        CDPKIT_CUDA_TRY(cudaFuncSetAttribute(one_thread_parent<P>,
-                                             cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-      };
       for (const how h : {how::host, how::device, how::host_carveout_max, how::device_carveout_max,
                           how::device_parent_shared}) {
         if (h == how::device_parent_shared && fa.sharedSizeBytes == 0) continue;
         const bool device = h == how::device || h == how::device_carveout_max || h == how::device_parent_shared;
         const bool max_carveout = h == how::host_carveout_max || h == how::device_carveout_max;
-        if (max_carveout) carveout(cudaSharedmemCarveoutMaxShared);
+        if (max_carveout) set_carveout<P>(cudaSharedmemCarveoutMaxShared);
         const std::size_t parent_shared = h == how::device_parent_shared ? fa.sharedSizeBytes : 0;
         auto [m, occ] = run(clear, [&] {
           if (device) one_thread_parent<P><<<1, 1, parent_shared>>>(root, body, grid, false);
           else cdpkit::bounded_child_entry_kernel<P><<<grid, B::max_block_threads>>>(root, body);
         });
-        if (max_carveout) carveout(cudaSharedmemCarveoutDefault);
+        if (max_carveout) set_carveout<P>(cudaSharedmemCarveoutDefault);
         m.checked = true;
         m.mismatches = check();
         const char* variant = h == how::host                  ? "host_launch"
@@ -398,21 +402,15 @@ int main(int argc, char** argv) {
                                   ":shared=" + std::to_string(fa.sharedSizeBytes);
         // mode 3: the step again with the largest shared-memory carveout asked of the scatter
         // kernel and its parent (restored after)
-        const auto carveout = [&](int percent) {
-          CDPKIT_CUDA_TRY(cudaFuncSetAttribute(cdpkit::bounded_child_entry_kernel<P>,
-                                               cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-          CDPKIT_CUDA_TRY(cudaFuncSetAttribute(one_thread_parent<P>,
-                                               cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-        };
         for (int mode = 0; mode < 4; ++mode) {
-          if (mode == 3) carveout(cudaSharedmemCarveoutMaxShared);
+          if (mode == 3) set_carveout<P>(cudaSharedmemCarveoutMaxShared);
           auto [m, occ] = run(prepare, [&] {
             if (mode == 0)
               cdpkit::bounded_child_entry_kernel<P><<<pg, bt>>>(root, body);
             else
               one_thread_parent<P><<<1, 1>>>(root, body, pg, mode == 2);
           });
-          if (mode == 3) carveout(cudaSharedmemCarveoutDefault);
+          if (mode == 3) set_carveout<P>(cudaSharedmemCarveoutDefault);
           m.checked = true;
           m.mismatches = check();
           results.push_back({input,
