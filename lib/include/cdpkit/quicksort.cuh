@@ -317,7 +317,7 @@ void run_grid_recursion(const partition_args<T, V, Compare, Task>& a, std::uint6
   using count = typename Agent::template count_body<block_threads>;
   bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(root, count{a, a.tasks});
   CDPKIT_CUDA_TRY(cudaGetLastError());
-  const auto drain = drain_kernel<T, V, Compare, Task>;
+  const auto drain = drain_kernel<Agent, partition_args<T, V, Compare, Task>>;
   drain<<<resident_grid(drain), block_threads, 0, stream>>>(root, a);
 }
 

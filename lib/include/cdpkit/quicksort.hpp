@@ -19,8 +19,9 @@
 //   radix         most-significant-digit radix sort by the same recursion: each range is split
 //                 by 8 bits of its keys (no sample, no comparisons) into up to 256 buckets, a
 //                 range whose keys share the digit skips to the highest bit in which they differ
-//                 (no pass moves it), large buckets become child grids, small ones go to fast's
-//                 queue and its one drain grid. For the orders that map keys to unsigned integers
+//                 (no pass moves it), large buckets become child grids, small ones go to a
+//                 queue that one drain grid sorts by digit passes inside a block each (fast's
+//                 aggregation, without samples). For the orders that map keys to unsigned integers
 //                 (less, greater, total_order_less on the shipped key types); others are refused.
 //   host_driven   the same partition steps as fast, driven level by level from the host (no
 //                 CDP): what the recursion on the device buys.

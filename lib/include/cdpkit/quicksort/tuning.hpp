@@ -157,8 +157,17 @@ struct scratch_counters {
 struct small_job {
   std::uint32_t begin;
   std::uint32_t size;
-  std::uint32_t which_copy;  ///< buffer (bit 0), copy only (bit 1)
+  /// buffer (bit 0), copy only (bit 1); radix: bits 8..15 hold the lowest bit its keys are known
+  /// to share from up (their order bits agree on every bit from it; 0: none known)
+  std::uint32_t which_copy;
 };
+
+/// radix: the job word for a range in buffer `which` whose keys agree on every order bit from
+/// bit `shared_from` up.
+CDPKIT_QS_HOST_DEVICE constexpr std::uint32_t radix_job_word(std::uint32_t which,
+                                                             unsigned int shared_from) {
+  return which | (shared_from << 8);
+}
 
 /// Where everything lies in the scratch (byte offsets, each 256-aligned).
 struct scratch_layout {

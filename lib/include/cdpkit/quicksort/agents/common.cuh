@@ -526,6 +526,13 @@ struct block_sorter {
     __syncthreads();
   }
 
+  /// The drain's entry: sort job j's range (not a copy job).
+  __device__ static void run_job(storage& s, const launch_context& probe_ctx,
+                                 const sort_buffers<T, V>& buf, const small_job& j,
+                                 std::uint64_t seed, const Compare& comp) {
+    run(s, probe_ctx, buf, j.which_copy & 1u, j.begin, j.size, seed, comp);
+  }
+
   /// Sort keys [begin, begin + n) of buffer `which` into the same range of buffer 0, by the
   /// block alone. `probe_ctx` (may be a context with tracing off) receives the partition probe.
   __device__ static void run(storage& s, const launch_context& probe_ctx,

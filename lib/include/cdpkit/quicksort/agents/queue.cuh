@@ -48,10 +48,11 @@ __device__ __forceinline__ void start_counters(scratch_counters* c, std::uint32_
 /// grid (a sort, or a copy of equal keys home), a child grid, or a copy grid.
 enum class bucket_action : std::uint8_t { none, small_sort, small_copy, child_task, copy_grid };
 
-/// The small-range queue of a recursion whose grids carry Args (a partition_args).
-template <class T, class V, class Compare, class Args>
+/// The small-range queue of a recursion whose grids carry Args (a partition_args); Sorter sorts
+/// a job's range with one block (block_sorter, or radix's digit passes).
+template <class T, class V, class Compare, class Args, class Sorter = block_sorter<T, V, Compare>>
 struct small_queue {
-  using sorter = block_sorter<T, V, Compare>;
+  using sorter = Sorter;
 
   /// The drain's block sorts (latency-bound: three resident blocks per SM overlap them).
   static constexpr unsigned int sort_min_blocks = 3;
@@ -66,8 +67,7 @@ struct small_queue {
       block_copy_to_result(a.buf, j.which_copy & 1u, j.begin, j.size);
       __syncthreads();
     } else {
-      sorter::run(sorter_shared(), ctx, a.buf, j.which_copy & 1u, j.begin, j.size, a.seed,
-                  a.comp);
+      sorter::run_job(sorter_shared(), ctx, a.buf, j, a.seed, a.comp);
       __syncthreads();
     }
   }
@@ -183,11 +183,10 @@ struct small_queue {
 
 /// The drain grid of a recursion: launched by the host right after the root's count grid on the
 /// same stream, so it starts once the whole recursion (every descendant grid) is complete.
-template <class T, class V, class Compare, class Task>
-__global__ void __launch_bounds__(block_threads,
-                                  small_queue<T, V, Compare, partition_args<T, V, Compare, Task>>::sort_min_blocks)
-    drain_kernel(launch_context ctx, partition_args<T, V, Compare, Task> a) {
-  small_queue<T, V, Compare, partition_args<T, V, Compare, Task>>::drain(ctx, a);
+template <class Queue, class Args>
+__global__ void __launch_bounds__(block_threads, Queue::sort_min_blocks)
+    drain_kernel(launch_context ctx, Args a) {
+  Queue::drain(ctx, a);
 }
 
 }  // namespace cdpkit::quicksort_detail

@@ -21,7 +21,8 @@
 //      medium range (depth + 1), a copy grid per large run of equal keys that must move home
 //      (the lowest digit's buckets), and every other bucket goes to the small-range queue;
 //   5. once the whole recursion is done, ONE drain grid, next on the caller's stream, sorts the
-//      queue's ranges one block each (queue.cuh).
+//      queue's ranges one block each (queue.cuh) by the same digit passes inside the block
+//      (radix_block_sorter: no sample), down to tiles sorted in shared memory.
 //
 // A refused launch (budget, depth, error) or a full task pool or arena loses nothing: the range
 // becomes a job of the drain grid, sorted by one block (block_sorter): slower, never wrong.
@@ -75,14 +76,136 @@ __device__ __forceinline__ unsigned int digit_shift_below(Bits differ) {
   return high >= radix_digit_bits - 1 ? high - (radix_digit_bits - 1) : 0u;
 }
 
+/// radix's drain: one block sorts a range whose keys agree on every order bit from bit S up (a
+/// job word's bits 8..15; 0: none known), by its own digit passes: count the keys by the d bits
+/// below S (d chosen so that the buckets come out about half a tile each), scatter them into the
+/// other buffer, then sort each bucket of a tile or less in shared memory (tile_sort: a CUB block
+/// radix sort over the bits in which its keys differ) and split the larger ones again, from an
+/// explicit stack in shared memory. A pass that finds every key in one bucket moves nothing.
 template <class T, class V, class Compare>
-struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
+struct radix_block_sorter {
+  using order = radix_order<T, Compare>;
+  using pass = partition_pass<T, V, Compare>;
+  using tile = tile_sort<T, V, Compare>;
+  static constexpr unsigned int key_bits = 8 * sizeof(T);
+
+  struct entry {
+    std::uint32_t begin;
+    std::uint32_t size;
+    std::uint8_t which;
+    std::uint8_t shared_from;  ///< the keys agree on every order bit from this one up
+  };
+  struct storage {
+    union {
+      typename tile::temp_storage tile;
+      typename pass::storage pass;
+    } temp;
+    std::uint32_t count[radix_buckets];
+    std::uint32_t start[radix_buckets + 1];
+    entry stack[block_stack_entries];
+    int top;
+  };
+
+  /// Digit bits for a pass over n keys below bit `shared_from` (> 0): buckets of about half a
+  /// tile, 1 to radix_digit_bits bits, no more than there are.
+  __device__ static unsigned int digit_bits(std::uint32_t n, unsigned int shared_from) {
+    unsigned int d = 1;
+    while (d < radix_digit_bits && (std::uint64_t{tile_keys} << d) < 2ull * n) ++d;
+    return d < shared_from ? d : shared_from;
+  }
+
+  __device__ static void run_job(storage& s, const launch_context& probe_ctx,
+                                 const sort_buffers<T, V>& buf, const small_job& j,
+                                 std::uint64_t, const Compare& comp) {
+    unsigned int shared_from = (j.which_copy >> 8) & 0xffu;
+    if (shared_from == 0 || shared_from > key_bits) shared_from = key_bits;
+    if (threadIdx.x == 0) {
+      s.stack[0] = {j.begin, j.size, static_cast<std::uint8_t>(j.which_copy & 1u),
+                    static_cast<std::uint8_t>(shared_from)};
+      s.top = 1;
+    }
+    __syncthreads();
+    while (s.top > 0) {
+      const entry r = s.stack[s.top - 1];
+      __syncthreads();
+      if (threadIdx.x == 0) --s.top;
+      __syncthreads();  // every thread tests the loop condition on the new top
+      if (r.size <= tile_keys) {
+        tile::run(s.temp.tile, buf, r.which, r.begin, r.size, comp);
+        continue;
+      }
+      // 1. count by the digit below shared_from (the bits above it are the same in every key)
+      const unsigned int shift = r.shared_from - digit_bits(r.size, r.shared_from);
+      const digit_classifier<T, Compare> digit{shift};
+      for (unsigned int b = threadIdx.x; b < radix_buckets; b += block_threads) s.count[b] = 0;
+      __syncthreads();
+      const T* src = buf.keys[r.which] + r.begin;
+      pass::count(probe_ctx, digit, src, 0, r.size, s.count, comp);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        std::uint32_t sum = 0;
+        for (unsigned int b = 0; b < radix_buckets; ++b) {
+          s.start[b] = sum;
+          sum += s.count[b];
+        }
+        s.start[radix_buckets] = sum;
+      }
+      __syncthreads();
+      bool one_bucket = false;
+      for (unsigned int b = 0; b < radix_buckets; ++b) one_bucket |= s.count[b] == r.size;
+      if (one_bucket) {  // the digit is shared too: nothing moves, the range goes on below it
+        if (shift == 0) {  // every bit agrees: equal keys
+          if (r.which == 1) block_copy_to_result(buf, 1, r.begin, r.size);
+        } else if (threadIdx.x == 0) {
+          s.stack[s.top++] = {r.begin, r.size, r.which, static_cast<std::uint8_t>(shift)};
+        }
+        __syncthreads();
+        continue;
+      }
+      // 2. scatter into the other buffer
+      for (unsigned int b = threadIdx.x; b < radix_buckets; b += block_threads) s.count[b] = s.start[b];
+      __syncthreads();
+      const std::uint32_t to = 1 - r.which;
+      const V* src_values = nullptr;
+      V* dst_values = nullptr;
+      if constexpr (has_values<V>) {
+        src_values = buf.values[r.which] + r.begin;
+        dst_values = buf.values[to] + r.begin;
+      }
+      pass::scatter(s.temp.pass, digit, src, src_values, buf.keys[to] + r.begin, dst_values, 0,
+                    r.size, s.count, radix_buckets, comp);
+      // 3. the buckets: equal keys (the lowest digit) done or copied home, tiles sorted now,
+      //    larger ones pushed (or, with the stack full, sorted by the bitonic last resort)
+      for (unsigned int b = 0; b < radix_buckets; ++b) {
+        const std::uint32_t bb = r.begin + s.start[b];
+        const std::uint32_t bn = s.start[b + 1] - s.start[b];
+        if (bn == 0) continue;
+        if (shift == 0) {
+          if (to == 1) block_copy_to_result(buf, to, bb, bn);
+        } else if (bn <= tile_keys) {
+          tile::run(s.temp.tile, buf, to, bb, bn, comp);
+        } else if (s.top < static_cast<int>(block_stack_entries)) {
+          __syncthreads();
+          if (threadIdx.x == 0) s.stack[s.top++] = {bb, bn, static_cast<std::uint8_t>(to),
+                                                    static_cast<std::uint8_t>(shift)};
+        } else {
+          block_sorter<T, V, Compare>::bitonic(buf, to, bb, bn, comp);
+        }
+        __syncthreads();
+      }
+    }
+  }
+};
+
+template <class T, class V, class Compare>
+struct radix_agent
+    : small_queue<T, V, Compare, radix_args<T, V, Compare>, radix_block_sorter<T, V, Compare>> {
   using order = radix_order<T, Compare>;
   static_assert(order::enabled, "radix sorts the orders radix_order maps to unsigned integers");
   using bits_t = radix_bits_t<T>;
   using args_t = radix_args<T, V, Compare>;
   using task_t = radix_task<bits_t>;
-  using queue = small_queue<T, V, Compare, args_t>;
+  using queue = small_queue<T, V, Compare, args_t, radix_block_sorter<T, V, Compare>>;
   using queue::enqueue;
   using classifier = digit_classifier<T, Compare>;
 
@@ -183,7 +306,7 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
             launch_step(ctx, sites::qs_radix_scatter, dim3(t->grid), dim3(child_pass_threads),
                         scatter_body<child_pass_threads>{a, t}, t->size);
         // not launched: the range, not moved yet, is sorted by one block of the drain grid
-        if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
+        if (!r) enqueue(ctx, a, small_job{t->begin, t->size, radix_job_word(t->which, t->shift + radix_digit_bits)});
       }
       return;
     }
@@ -205,7 +328,7 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
       const launch_result r =
           launch_step(ctx, sites::qs_radix_scatter, dim3(t->grid), dim3(child_pass_threads),
                       count_body<child_pass_threads>{a, t}, t->size);
-      if (!r) enqueue(ctx, a, small_job{t->begin, t->size, t->which});
+      if (!r) enqueue(ctx, a, small_job{t->begin, t->size, radix_job_word(t->which, t->shift + radix_digit_bits)});
     }
   }
 
@@ -273,7 +396,8 @@ struct radix_agent : small_queue<T, V, Compare, radix_args<T, V, Compare>> {
                                     : (n <= medium_keys ? bucket_action::small_copy : bucket_action::copy_grid);
         else action = n <= medium_keys ? bucket_action::small_sort : bucket_action::child_task;
       }
-      queue::place_bucket(ctx, a, action, begin, n, to | (equal ? 2u : 0u), sites::qs_radix_copy, [&] {
+      queue::place_bucket(ctx, a, action, begin, n, equal ? to | 2u : radix_job_word(to, t->shift),
+                          sites::qs_radix_copy, [&] {
         task_t* child = new_task(a, begin, n, to, next_digit_shift(t->shift));
         return child != nullptr &&
                static_cast<bool>(launch_child(ctx, sites::qs_radix_range, dim3(child->grid),
