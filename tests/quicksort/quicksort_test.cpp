@@ -236,9 +236,12 @@ TEST_CASE("under a pending limit of 16 and a depth cap of 2 quicksort stays exac
                                  {sort_distribution::zipf, 1u << 20}};
     // fast's buckets of 2^20 keys are all small (one grid, nothing refused): at 2^23 its root
     // asks for ~128 range grids at once against a budget of 8
-    // (radix's root splits 2^23 uniform keys into 256 buckets of 2^15 + a few: range grids)
-    if (v == quicksort_variant::fast || v == quicksort_variant::radix)
+    if (v == quicksort_variant::fast)
       inputs.push_back({sort_distribution::uniform, 2 * fast_one_level_keys + 5});
+    // radix's root splits 2^25 uniform keys into 256 buckets of 2^17 + a few: about half of them
+    // ask for range grids, against a budget of 8
+    if (v == quicksort_variant::radix)
+      inputs.push_back({sort_distribution::uniform, 256ull * cdpkit::quicksort_detail::radix_block_keys + 5});
     // simple: a few thousand keys (the rest of its recursion is heap-sorted by single threads)
     if (v == quicksort_variant::simple) inputs = {{sort_distribution::uniform, 20000}};
     cdpkit::profiling::trace_session session(rt);
@@ -340,13 +343,22 @@ TEST_CASE("the trace shows each variant's recursion: range grids and their scatt
                                           t.trace.sites[cdpkit::sites::qs_fast_copy].outcomes[launched]);
     CHECK(r.host_levels == 0u);
   }
-  SUBCASE("radix on 2^24 uniform keys: a range grid per bucket of the top digit, one scatter each") {
+  SUBCASE("radix on 2^24 uniform keys: one scatter, and its buckets sorted by blocks of the drain") {
     const auto keys = make_sort_input<std::uint32_t>(sort_distribution::uniform, large_n, 66);
+    const auto want = sorted_by(quicksort_variant::thrust_merge, keys, cdpkit::less<std::uint32_t>{});
+    const auto [t, r] = run(quicksort_variant::radix, keys, want);
+    // 256 buckets of about 2^16 keys, each at most radix_block_keys: no range grid
+    CHECK(t.summary.launch_requests == 1u);
+    CHECK(t.trace.sites[cdpkit::sites::qs_radix_scatter].outcomes[launched] == 1u);
+  }
+  SUBCASE("radix on 2^26 uniform keys: a range grid per bucket of the top digit, one scatter each") {
+    const std::uint64_t n = 1ull << 26;
+    const auto keys = make_sort_input<std::uint32_t>(sort_distribution::uniform, n, 66);
     const auto want = sorted_by(quicksort_variant::thrust_merge, keys, cdpkit::less<std::uint32_t>{});
     const auto [t, r] = run(quicksort_variant::radix, keys, want);
     const auto& range = t.trace.sites[cdpkit::sites::qs_radix_range];
     const auto& scatter = t.trace.sites[cdpkit::sites::qs_radix_scatter];
-    // 2^24 keys in 256 buckets of about 2^16: every one above a medium range, a grid each
+    // 2^26 keys in 256 buckets of about 2^18: every one above radix_block_keys, a grid each
     CHECK(range.outcomes[launched] == cdpkit::quicksort_detail::radix_buckets);
     CHECK(range.depth_hist[1] == range.outcomes[launched]);
     // a scatter step per range grid, and the root's (uniform keys never share a digit)

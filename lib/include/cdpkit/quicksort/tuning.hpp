@@ -99,6 +99,12 @@ inline constexpr unsigned int radix_digit_bits = 8;
 inline constexpr unsigned int radix_buckets = 1u << radix_digit_bits;  // 256
 static_assert(radix_buckets <= max_buckets + 1, "a radix bucket id fits the passes' byte");
 
+/// radix: a bucket of at most this many keys is not given child grids (a count and a scatter
+/// grid of a few blocks each, at about one resident block per SM) but goes to the drain, whose
+/// block sorts it by its own digit passes; larger buckets get grids.
+inline constexpr std::uint32_t radix_block_keys = 1u << 17;
+static_assert(radix_block_keys >= medium_keys, "the drain takes at least the medium ranges");
+
 /// The shift of the digit below the one at `shift` (digits go down in steps of radix_digit_bits;
 /// the last one is the lowest radix_digit_bits bits, overlapping bits its range already shares).
 CDPKIT_QS_HOST_DEVICE constexpr unsigned int next_digit_shift(unsigned int shift) {

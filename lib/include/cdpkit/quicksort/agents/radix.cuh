@@ -17,8 +17,8 @@
 //      quicksort.radix_scatter);
 //   3. scatter grid: every block ranks its keys by digit in shared memory and writes each bucket's
 //      run to its place in the other buffer (partition_pass, as fast's);
-//   4. the scatter grid's last block spawns the next digit: a child task per bucket larger than a
-//      medium range (depth + 1), a copy grid per large run of equal keys that must move home
+//   4. the scatter grid's last block spawns the next digit: a child task per bucket larger than
+//      radix_block_keys (depth + 1), a copy grid per large run of equal keys that must move home
 //      (the lowest digit's buckets), and every other bucket goes to the small-range queue;
 //   5. once the whole recursion is done, ONE drain grid, next on the caller's stream, sorts the
 //      queue's ranges one block each (queue.cuh) by the same digit passes inside the block
@@ -394,7 +394,7 @@ struct radix_agent
       if (n != 0) {
         if (equal) action = to == 0 ? bucket_action::none
                                     : (n <= medium_keys ? bucket_action::small_copy : bucket_action::copy_grid);
-        else action = n <= medium_keys ? bucket_action::small_sort : bucket_action::child_task;
+        else action = n <= radix_block_keys ? bucket_action::small_sort : bucket_action::child_task;
       }
       queue::place_bucket(ctx, a, action, begin, n, equal ? to | 2u : radix_job_word(to, t->shift),
                           sites::qs_radix_copy, [&] {
