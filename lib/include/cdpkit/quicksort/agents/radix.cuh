@@ -36,13 +36,15 @@ namespace cdpkit::quicksort_detail {
 template <class T, class V, class Compare>
 using radix_args = partition_args<T, V, Compare, radix_task<radix_bits_t<T>>>;
 
-/// The bucket of a key: one digit (radix_digit_bits bits from `shift`) of its order bits.
+/// The bucket of a key: one digit (the bits of `mask`, radix_digit_bits of them unless a block's
+/// pass asks for fewer, from `shift`) of its order bits.
 template <class T, class Compare>
 struct digit_classifier {
   using order = radix_order<T, Compare>;
   unsigned int shift;
+  std::uint32_t mask = radix_buckets - 1;
   __device__ __forceinline__ std::uint32_t classify(const T& x, const Compare&) const {
-    return static_cast<std::uint32_t>(order::to_bits(x) >> shift) & (radix_buckets - 1);
+    return static_cast<std::uint32_t>(order::to_bits(x) >> shift) & mask;
   }
 };
 
@@ -104,7 +106,44 @@ struct radix_block_sorter {
     std::uint32_t start[radix_buckets + 1];
     entry stack[block_stack_entries];
     int top;
+    bool one_bucket;  ///< the last count found every key in one bucket
   };
+
+  /// start[b] = exclusive sum of count[0..b), start[nb] = the total, and whether one bucket holds
+  /// every key: by the block's first warp (every lane calls), 8 buckets a lane at most.
+  __device__ static void scan_counts(storage& s, std::uint32_t nb) {
+    constexpr unsigned int per_lane = radix_buckets / 32;
+    const unsigned int lane = threadIdx.x;
+    std::uint32_t c[per_lane];
+    std::uint32_t sum = 0;
+    bool full = false;
+#pragma unroll
+    for (unsigned int k = 0; k < per_lane; ++k) {
+      const unsigned int b = lane * per_lane + k;
+      c[k] = b < nb ? s.count[b] : 0u;
+      sum += c[k];
+    }
+    std::uint32_t incl = sum;
+#pragma unroll
+    for (unsigned int o = 1; o < 32; o <<= 1) {
+      const std::uint32_t up = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += up;
+    }
+    const std::uint32_t total = __shfl_sync(0xffffffffu, incl, 31);
+    std::uint32_t run = incl - sum;
+#pragma unroll
+    for (unsigned int k = 0; k < per_lane; ++k) {
+      const unsigned int b = lane * per_lane + k;
+      if (b < nb) s.start[b] = run;
+      full |= c[k] == total;
+      run += c[k];
+    }
+    full = __any_sync(0xffffffffu, full);
+    if (lane == 0) {
+      s.start[nb] = total;
+      s.one_bucket = full;
+    }
+  }
 
   /// Digit bits for a pass over n keys below bit `shared_from` (> 0): buckets of about half a
   /// tile, 1 to radix_digit_bits bits, no more than there are.
@@ -134,26 +173,19 @@ struct radix_block_sorter {
         tile::run(s.temp.tile, buf, r.which, r.begin, r.size, comp);
         continue;
       }
-      // 1. count by the digit below shared_from (the bits above it are the same in every key)
-      const unsigned int shift = r.shared_from - digit_bits(r.size, r.shared_from);
-      const digit_classifier<T, Compare> digit{shift};
-      for (unsigned int b = threadIdx.x; b < radix_buckets; b += block_threads) s.count[b] = 0;
+      // 1. count by the d bits below shared_from (the bits above are the same in every key)
+      const unsigned int d = digit_bits(r.size, r.shared_from);
+      const unsigned int shift = r.shared_from - d;
+      const std::uint32_t nb = 1u << d;
+      const digit_classifier<T, Compare> digit{shift, nb - 1};
+      for (unsigned int b = threadIdx.x; b < nb; b += block_threads) s.count[b] = 0;
       __syncthreads();
       const T* src = buf.keys[r.which] + r.begin;
       pass::count(probe_ctx, digit, src, 0, r.size, s.count, comp);
       __syncthreads();
-      if (threadIdx.x == 0) {
-        std::uint32_t sum = 0;
-        for (unsigned int b = 0; b < radix_buckets; ++b) {
-          s.start[b] = sum;
-          sum += s.count[b];
-        }
-        s.start[radix_buckets] = sum;
-      }
+      if (threadIdx.x < 32) scan_counts(s, nb);
       __syncthreads();
-      bool one_bucket = false;
-      for (unsigned int b = 0; b < radix_buckets; ++b) one_bucket |= s.count[b] == r.size;
-      if (one_bucket) {  // the digit is shared too: nothing moves, the range goes on below it
+      if (s.one_bucket) {  // the digit is shared too: nothing moves, the range goes on below it
         if (shift == 0) {  // every bit agrees: equal keys
           if (r.which == 1) block_copy_to_result(buf, 1, r.begin, r.size);
         } else if (threadIdx.x == 0) {
@@ -163,7 +195,7 @@ struct radix_block_sorter {
         continue;
       }
       // 2. scatter into the other buffer
-      for (unsigned int b = threadIdx.x; b < radix_buckets; b += block_threads) s.count[b] = s.start[b];
+      for (unsigned int b = threadIdx.x; b < nb; b += block_threads) s.count[b] = s.start[b];
       __syncthreads();
       const std::uint32_t to = 1 - r.which;
       const V* src_values = nullptr;
@@ -173,10 +205,10 @@ struct radix_block_sorter {
         dst_values = buf.values[to] + r.begin;
       }
       pass::scatter(s.temp.pass, digit, src, src_values, buf.keys[to] + r.begin, dst_values, 0,
-                    r.size, s.count, radix_buckets, comp);
+                    r.size, s.count, nb, comp);
       // 3. the buckets: equal keys (the lowest digit) done or copied home, tiles sorted now,
       //    larger ones pushed (or, with the stack full, sorted by the bitonic last resort)
-      for (unsigned int b = 0; b < radix_buckets; ++b) {
+      for (unsigned int b = 0; b < nb; ++b) {
         const std::uint32_t bb = r.begin + s.start[b];
         const std::uint32_t bn = s.start[b + 1] - s.start[b];
         if (bn == 0) continue;
