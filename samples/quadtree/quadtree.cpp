@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0u, cdpkit::max_quadtree_depth));
   app.add_option("--min-points", params.min_points, "a node with more points splits")->capture_default_str();
-  app.add_option("--variant", variant_names, "comma-separated: all, child_per_node, aggregated, thresholded, device_driver, morton")
+  app.add_option("--variant", variant_names, "comma-separated: all, child_per_node, aggregated, thresholded, device_driver, radix, morton")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threshold", threshold, "thresholded: launch quadrants of more points (default 4096)");

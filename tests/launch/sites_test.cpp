@@ -65,6 +65,8 @@ TEST_CASE("the library's site table keeps the ids, names and roles of the profil
       {sites::qs_radix_range, 32, "quicksort.radix_range", false},
       {sites::qs_radix_scatter, 33, "quicksort.radix_scatter", false},
       {sites::qs_radix_copy, 34, "quicksort.radix_copy", false},
+      {sites::quadtree_radix, 35, "quadtree.radix", false},
+      {sites::quadtree_radix_scatter, 36, "quadtree.radix_scatter", false},
   };
   CHECK(sites::library_site_count == std::size(library));
   for (const expected& e : library) {

@@ -139,11 +139,53 @@ TEST_CASE("refused quadtree launches are refined by the block itself" * CDPKIT_G
   }
 }
 
+TEST_CASE("the radix build: a wide node is a count grid and a scatter step, the others the drain's jobs" *
+          CDPKIT_GPU_CASE) {
+  cdpkit::quadtree_params params;
+  params.max_depth = 12;
+  params.min_points = 16;
+  const auto run = [&](const std::vector<cdpkit::point2>& points, cdpkit::launch_runtime& rt) {
+    const cdpkit::device_points dp(points);
+    cdpkit::quadtree_engine engine(dp);
+    cdpkit::profiling::trace_session session(rt);
+    cdpkit::quadtree_options o;
+    o.variant = quadtree_variant::radix;
+    o.params = params;
+    const auto stats = engine.run(o, rt);
+    const auto trace = session.collect();
+    const cdpkit::quadtree expected = cdpkit::quadtree_reference(points, params);
+    std::string first;
+    CHECK_MESSAGE(cdpkit::compare_quadtrees(expected, engine.result(), &first) == 0u, first);
+    CHECK(stats.nodes == expected.nodes);
+    return trace;
+  };
+  constexpr int launched = static_cast<int>(cdpkit::launch_outcome::launched);
+  SUBCASE("2^24 uniform points: the root's pass, then a count grid and a scatter step per level-4 cell") {
+    // 256 cells of about 2^16 points four levels down: each wider than a block takes (2^15)
+    const auto t = run(cdpkit::make_points(1u << 24, cdpkit::point_distribution::uniform, 5), cdpkit::default_runtime());
+    CHECK(t.sites[cdpkit::sites::quadtree_radix].outcomes[launched] == 256u);
+    CHECK(t.sites[cdpkit::sites::quadtree_radix_scatter].outcomes[launched] == 257u);
+  }
+  SUBCASE("2^22 uniform points: the root's pass alone, its 256 cells queued for the drain") {
+    const auto t = run(cdpkit::make_points(1u << 22, cdpkit::point_distribution::uniform, 6), cdpkit::default_runtime());
+    CHECK(t.sites[cdpkit::sites::quadtree_radix].outcomes[launched] == 0u);
+    CHECK(t.sites[cdpkit::sites::quadtree_radix_scatter].outcomes[launched] == 1u);
+  }
+  SUBCASE("a depth cap of 0: every count grid refused, the drain's blocks build the rest") {
+    cdpkit::launch_config config;
+    config.max_depth = 0;
+    cdpkit::launch_runtime rt(config);
+    const auto t = run(cdpkit::make_points(1u << 24, cdpkit::point_distribution::clustered, 7), rt);
+    CHECK(t.sites[cdpkit::sites::quadtree_radix].outcomes[launched] == 0u);
+    CHECK(t.sites[cdpkit::sites::quadtree_radix].outcomes[static_cast<int>(cdpkit::launch_outcome::fallback_depth)] > 0u);
+  }
+}
+
 TEST_CASE("quadtree variants are named and options checked") {
   for (const auto v : cdpkit::all_quadtree_variants()) CHECK(cdpkit::parse_quadtree_variant(cdpkit::to_string(v)) == v);
   CHECK_THROWS_WITH_AS(cdpkit::parse_quadtree_variant("octree"),
                        "unknown quadtree variant 'octree' (expected one of child_per_node, aggregated, thresholded, "
-                       "device_driver, morton)",
+                       "device_driver, radix, morton)",
                        cdpkit::input_error);
 }
 

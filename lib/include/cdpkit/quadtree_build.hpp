@@ -21,6 +21,13 @@
 //                     nodes' sizes (a count pass, then a scatter pass whose last block launches
 //                     the next level's count pass); each node is placed by the lane that scatters
 //                     its last points. A refused launch hands the rest of the loop to the host.
+//   radix             one most-significant-digit radix recursion over the cell codes that sorts
+//                     the points and builds the tree at once: a pass splits a node by its cells
+//                     up to 4 levels down (8 bits, 256 buckets), and the counts give those levels'
+//                     leaves and nodes; wide nodes get count and scatter grids, the others are
+//                     queued for one drain grid whose blocks run the passes in shared memory and
+//                     queue the larger nodes they find for each other. No point is sorted below
+//                     its leaf.
 //
 // In the recursive variants a node of more than 2^15 points is partitioned by grids of its own (a
 // count grid, then a scatter step, a block per 4,096 points) rather than by one block.
@@ -44,9 +51,9 @@
 
 namespace cdpkit {
 
-enum class quadtree_variant : std::uint8_t { morton, child_per_node, aggregated, thresholded, device_driver };
+enum class quadtree_variant : std::uint8_t { morton, child_per_node, aggregated, thresholded, device_driver, radix };
 
-/// "morton", "child_per_node", "aggregated", "thresholded", "device_driver".
+/// "morton", "child_per_node", "aggregated", "thresholded", "device_driver", "radix".
 const char* to_string(quadtree_variant v) noexcept;
 /// The variant of a name. Throws cdpkit::input_error naming the value and the choices.
 quadtree_variant parse_quadtree_variant(const std::string& name);
@@ -65,7 +72,7 @@ struct quadtree_options {
 struct quadtree_stats {
   std::uint64_t nodes = 0;        ///< nodes (split and leaves)
   std::uint64_t leaves = 0;
-  std::uint32_t levels = 0;       ///< morton: depth grids launched (max_depth + 1); device_driver: levels split
+  std::uint32_t levels = 0;       ///< morton: depth grids launched (max_depth + 1); device_driver: levels split; radix: 0
   bool driver_handed_back = false; ///< device_driver: a launch was refused and the host went on
 };
 
@@ -101,7 +108,9 @@ class quadtree_engine {
   /// Build and wait for it (under the watchdog). Throws cdpkit::input_error for a max_depth above
   /// max_quadtree_depth, or (device_driver) when the device has not enough free memory for its
   /// level nodes (about 2 x 56 bytes per (min_points + 1) points) or a level could hold more than
-  /// 2^26 nodes; cdpkit::cuda_error on CUDA or device-side errors.
+  /// 2^26 nodes, or (radix) when it has not enough for its queue and tasks (about 32 bytes per
+  /// (min_points + 1) points, plus 3 KiB per 2^15 points and level); cdpkit::cuda_error on CUDA
+  /// or device-side errors.
   quadtree_stats run(const quadtree_options& options, launch_runtime& runtime = default_runtime(),
                      cudaStream_t stream = nullptr);
 

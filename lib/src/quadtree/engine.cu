@@ -36,6 +36,14 @@ using quadtree_device::node_bits;
 using quadtree_device::node_threads;
 using quadtree_device::quad_args;
 using quadtree_device::quad_node;
+using quadtree_device::radix_args;
+using quadtree_device::radix_count_body;
+using quadtree_device::radix_drain_kernel;
+using quadtree_device::radix_job;
+using quadtree_device::radix_root_kernel;
+using quadtree_device::radix_task;
+using quadtree_device::radix_threads;
+using quadtree_device::radix_tile;
 using quadtree_device::refine_body;
 using quadtree_device::refine_root_kernel;
 using quadtree_device::wide_count_body;
@@ -46,6 +54,16 @@ using quadtree_device::wide_task_for;
 using quadtree_device::wide_threads;
 
 unsigned int blocks_for(std::uint64_t n, unsigned int threads) { return static_cast<unsigned int>((n + threads - 1) / threads); }
+
+/// Blocks of `kernel` (blocks of `threads` threads) the current device holds at once.
+template <class Kernel>
+unsigned int resident_blocks(Kernel kernel, unsigned int threads) {
+  int device = 0, sms = 0, per_sm = 0;
+  CDPKIT_CUDA_TRY(cudaGetDevice(&device));
+  CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CDPKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), 0));
+  return static_cast<unsigned int>(std::max(1, sms) * std::max(1, per_sm));
+}
 
 }  // namespace
 
@@ -58,6 +76,7 @@ const char* to_string(quadtree_variant v) noexcept {
     case quadtree_variant::aggregated: return "aggregated";
     case quadtree_variant::thresholded: return "thresholded";
     case quadtree_variant::device_driver: return "device_driver";
+    case quadtree_variant::radix: return "radix";
   }
   return "?";
 }
@@ -65,7 +84,7 @@ const char* to_string(quadtree_variant v) noexcept {
 const std::vector<quadtree_variant>& all_quadtree_variants() {
   static const std::vector<quadtree_variant> all = {quadtree_variant::child_per_node, quadtree_variant::aggregated,
                                                     quadtree_variant::thresholded, quadtree_variant::device_driver,
-                                                    quadtree_variant::morton};
+                                                    quadtree_variant::radix, quadtree_variant::morton};
   return all;
 }
 
@@ -104,6 +123,10 @@ struct quadtree_engine::buffers {
   detail::unique_device_ptr<level_node[]> level_nodes[2];  ///< device_driver, allocated at its first run
   detail::unique_device_ptr<driver_state[]> driver;
   std::uint64_t level_node_capacity = 0;
+  detail::unique_device_ptr<radix_task[]> radix_tasks;  ///< radix, allocated at its first run
+  detail::unique_device_ptr<radix_job[]> radix_jobs;
+  detail::unique_device_ptr<unsigned int[]> radix_queue;
+  std::uint64_t radix_task_capacity = 0, radix_job_capacity = 0;
   std::size_t sort_temp_bytes = 0;
   unsigned int morton_parity = 0;  ///< which buffer the sort left the points in
 };
@@ -188,6 +211,57 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
     const unsigned int one[2] = {1, 1};
     CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->counters.get(), one, sizeof one, cudaMemcpyHostToDevice, stream));
     CDPKIT_WAIT_STREAM(stream, runtime, "quadtree (root leaf)");
+  } else if (options.variant == quadtree_variant::radix) {
+    CDPKIT_NVTX_SCOPE("quadtree::radix");
+    // wide nodes of one depth are disjoint (more than wide_points points each); the jobs queued by
+    // grids are disjoint (more than min_points each), and so are the larger-than-a-tile jobs the
+    // drain's blocks queue at one depth
+    const std::uint64_t tasks = std::uint64_t{depth + 1} * (n / wide_points) + 1;
+    const std::uint64_t jobs = n / (std::uint64_t{min_points} + 1) + 1 + std::uint64_t{depth + 1} * (n / radix_tile + 1);
+    if (jobs > 0xffffffffull || tasks > 0xffffffffull)
+      throw input_error("quadtree radix: " + std::to_string(n) + " points with min_points " + std::to_string(min_points) +
+                        " could queue more than 2^32 jobs; raise min_points");
+    if (b_->radix_task_capacity < tasks || b_->radix_job_capacity < jobs) {
+      b_->radix_tasks.reset();
+      b_->radix_jobs.reset();
+      b_->radix_task_capacity = b_->radix_job_capacity = 0;
+      require_device_memory(tasks * sizeof(radix_task) + jobs * sizeof(radix_job),
+                            "quadtree radix (" + std::to_string(jobs) + " queue slots, " + std::to_string(tasks) + " tasks)");
+      CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->radix_tasks), sizeof(radix_task) * tasks));
+      CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->radix_jobs), sizeof(radix_job) * jobs));
+      if (!b_->radix_queue) CDPKIT_CUDA_TRY(cudaMalloc(detail::out_ptr(b_->radix_queue), sizeof(unsigned int) * 4));
+      b_->radix_task_capacity = tasks;
+      b_->radix_job_capacity = jobs;
+    }
+    const radix_args r{args_with_threshold(0u),
+                       b_->radix_tasks.get(),
+                       static_cast<std::uint32_t>(b_->radix_task_capacity),
+                       b_->radix_jobs.get(),
+                       static_cast<std::uint32_t>(b_->radix_job_capacity),
+                       b_->radix_queue.get()};
+    CDPKIT_CUDA_TRY(cudaMemsetAsync(r.jobs, 0, sizeof(radix_job) * b_->radix_job_capacity, stream));
+    const quad_node root{0, 0, n, 0};
+    unsigned int queue[4] = {0, 0, 0, 0};  // jobs added, taken, done; tasks taken
+    const unsigned int one = 1;            // the root, counted as a node
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(b_->counters.get() + 1, &one, sizeof one, cudaMemcpyHostToDevice, stream));
+    radix_task root_task{};
+    if (n > wide_points) {  // the root's count grid, from the host (task 0)
+      quadtree_device::init_radix_task(root_task, root, 0u, depth);
+      queue[3] = 1;
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(r.tasks, &root_task, sizeof root_task, cudaMemcpyHostToDevice, stream));
+    } else {  // the root is the drain's first job
+      const radix_job job{root, 1u};
+      queue[0] = 1;
+      CDPKIT_CUDA_TRY(cudaMemcpyAsync(r.jobs, &job, sizeof job, cudaMemcpyHostToDevice, stream));
+    }
+    CDPKIT_CUDA_TRY(cudaMemcpyAsync(r.queue, queue, sizeof queue, cudaMemcpyHostToDevice, stream));
+    if (n > wide_points) {
+      radix_root_kernel<<<root_task.grid, radix_threads, 0, stream>>>(runtime.root_context(), radix_count_body{r, r.tasks});
+      CDPKIT_CUDA_TRY(cudaGetLastError());
+    }
+    radix_drain_kernel<<<resident_blocks(radix_drain_kernel, radix_threads), radix_threads, 0, stream>>>(
+        runtime.root_context(), r);
+    CDPKIT_CUDA_TRY(cudaGetLastError());
   } else if (options.variant == quadtree_variant::device_driver) {
     CDPKIT_NVTX_SCOPE("quadtree::device_driver");
     // a level's nodes that split hold more than min_points points each

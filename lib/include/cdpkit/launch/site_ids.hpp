@@ -75,6 +75,9 @@ enum : std::uint16_t {
   qs_radix_range = 32,    ///< "quicksort.radix_range": radix's digit pass (counts) for a large bucket
   qs_radix_scatter = 33,  ///< "quicksort.radix_scatter": its scatter step, or the count again one digit down
   qs_radix_copy = 34,     ///< "quicksort.radix_copy": a grid copying a large run of equal keys home
+  // the quadtree's radix recursion
+  quadtree_radix = 35,          ///< "quadtree.radix": the count grid of a node's digit pass (k levels)
+  quadtree_radix_scatter = 36,  ///< "quadtree.radix_scatter": its scatter step, after the counts
 
   first_user_site = 40,  ///< user sites are in [first_user_site, trace_limits::max_sites)
 };
@@ -126,6 +129,8 @@ inline constexpr library_site library_sites[] = {
     {qs_radix_range, "quicksort.radix_range", false},
     {qs_radix_scatter, "quicksort.radix_scatter", false},
     {qs_radix_copy, "quicksort.radix_copy", false},
+    {quadtree_radix, "quadtree.radix", false},
+    {quadtree_radix_scatter, "quadtree.radix_scatter", false},
 };
 
 inline constexpr std::size_t library_site_count = sizeof(library_sites) / sizeof(library_sites[0]);

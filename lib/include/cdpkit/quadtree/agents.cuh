@@ -19,9 +19,12 @@
 //   agents/device_driver.cuh   device_driver: the level loop on the device (level_pass_block,
 //                              place_level_node, launch_level_pass)
 //   agents/morton.cuh          the Morton yardstick: cells_agent, morton_level_agent
+//   agents/radix.cuh           radix: the digit passes' grids (radix_count_block,
+//                              radix_scatter_block), place_digit, the drain queue and its
+//                              blocks (radix_drain, radix_block_pass, radix_finish_tile)
 //
-// Launch sites: quadtree.nodes, quadtree.wide, quadtree.wide_scatter, quadtree.level
-// (cdpkit/launch/site_ids.hpp).
+// Launch sites: quadtree.nodes, quadtree.wide, quadtree.wide_scatter, quadtree.level,
+// quadtree.radix, quadtree.radix_scatter (cdpkit/launch/site_ids.hpp).
 //
 // Every entity of the agents and kernels has internal linkage (an unnamed namespace inside
 // cdpkit::quadtree_device): each translation unit that includes them under relocatable device
@@ -34,5 +37,6 @@
 #include <cdpkit/quadtree/agents/common.cuh>
 #include <cdpkit/quadtree/agents/device_driver.cuh>
 #include <cdpkit/quadtree/agents/morton.cuh>
+#include <cdpkit/quadtree/agents/radix.cuh>
 #include <cdpkit/quadtree/agents/refine.cuh>
 #include <cdpkit/quadtree/agents/wide_partition.cuh>

@@ -36,6 +36,18 @@ __global__ void morton_level_kernel(const std::uint64_t* sorted, std::uint32_t n
   morton_level_agent(sorted, n, d, max_depth, min_points, parity, done, leaves, counters);
 }
 
+/// radix: the root's count grid (t.grid blocks of radix_threads threads, task 0 set by the host to
+/// the root's, tasks_taken = 1), launched from the host with the runtime's root context.
+__global__ void __launch_bounds__(radix_threads) radix_root_kernel(launch_context ctx, radix_count_body body) {
+  body(ctx);
+}
+
+/// radix: the drain grid, launched from the host right after the root's grid (or alone, with the
+/// root queued as job 0), resident_blocks(radix_drain_kernel) blocks of radix_threads threads.
+__global__ void __launch_bounds__(radix_threads) radix_drain_kernel(launch_context ctx, radix_args r) {
+  radix_drain(ctx, r);
+}
+
 /// A pass of device_driver's level loop launched from the host (level 0's count pass, or the pass
 /// the device handed back): level_grid(active) blocks of level_threads threads with the runtime's
 /// root context.
