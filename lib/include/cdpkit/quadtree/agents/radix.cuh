@@ -24,6 +24,9 @@
 // A refused launch (depth cap, pending budget) or a full task pool makes the node a job of the
 // drain: a block then runs every pass of its subtree. Nothing is lost.
 //
+// The drain's blocks read points that blocks on other SMs moved during the same grid: past L1
+// (__ldcg), after the queue's flag and fence.
+//
 // Unlike the other recursions, a node's points may lie in either buffer (a pass that finds every
 // point in one bucket moves nothing): each task and job carries its buffer, and every leaf its
 // own (device_leaf::parity).
@@ -222,7 +225,8 @@ __device__ int radix_take(const radix_args& r, radix_job& out) {
       unsigned int w = 0;
       while ((w = *ready) == 0u) __nanosleep(32);
       __threadfence();
-      out.v = r.jobs[taken].v;
+      const quad_node* v = &r.jobs[taken].v;  // written by another block: past L1
+      out.v = {__ldcg(&v->code), __ldcg(&v->begin), __ldcg(&v->end), __ldcg(&v->depth)};
       out.ready = w;
       *ready = 0u;  // the slot is free for the next build
       return static_cast<int>(taken);
@@ -394,8 +398,8 @@ __device__ void radix_finish_tile(const quad_args& a, radix_block_storage& s, co
 #pragma unroll
   for (unsigned int u = 0; u < radix_tile_items; ++u) {
     const std::uint32_t i = threadIdx.x * radix_tile_items + u;
-    keys[u] = i < n ? a.codes[w][v.begin + i] : ~std::uint64_t{0};
-    ids[u] = i < n ? a.ids[w][v.begin + i] : 0u;
+    keys[u] = i < n ? __ldcg(&a.codes[w][v.begin + i]) : ~std::uint64_t{0};
+    ids[u] = i < n ? __ldcg(&a.ids[w][v.begin + i]) : 0u;
   }
   radix_block_storage::tile_sort(s.temp.sort).Sort(keys, ids, 0, static_cast<int>(2 * left));
   __syncthreads();  // the sort's storage becomes the codes
@@ -466,7 +470,7 @@ __device__ void radix_block_pass(const launch_context& ctx, const radix_args& r,
 #pragma unroll
     for (unsigned int u = 0; u < radix_tile_items; ++u) {
       const std::uint32_t i = base + u * radix_threads + threadIdx.x;
-      code[u] = i < v.end ? a.codes[w][i] : 0;
+      code[u] = i < v.end ? __ldcg(&a.codes[w][i]) : 0;
     }
 #pragma unroll
     for (unsigned int u = 0; u < radix_tile_items; ++u) {
@@ -494,8 +498,8 @@ __device__ void radix_block_pass(const launch_context& ctx, const radix_args& r,
 #pragma unroll
       for (unsigned int u = 0; u < radix_tile_items; ++u) {
         const std::uint32_t i = base + u * radix_threads + threadIdx.x;
-        code[u] = i < v.end ? a.codes[w][i] : 0;
-        id[u] = i < v.end ? a.ids[w][i] : 0;
+        code[u] = i < v.end ? __ldcg(&a.codes[w][i]) : 0;
+        id[u] = i < v.end ? __ldcg(&a.ids[w][i]) : 0;
       }
 #pragma unroll
       for (unsigned int u = 0; u < radix_tile_items; ++u) {
