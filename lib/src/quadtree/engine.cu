@@ -213,10 +213,11 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
     CDPKIT_WAIT_STREAM(stream, runtime, "quadtree (root leaf)");
   } else if (options.variant == quadtree_variant::radix) {
     CDPKIT_NVTX_SCOPE("quadtree::radix");
-    // wide nodes of one depth are disjoint (more than wide_points points each); the jobs queued by
-    // grids are disjoint (more than min_points each), and so are the larger-than-a-tile jobs the
-    // drain's blocks queue at one depth
-    const std::uint64_t tasks = std::uint64_t{depth + 1} * (n / wide_points) + 1;
+    // wide nodes of one depth are disjoint (more than wide_points points each), and the grids'
+    // passes go 4 levels at a time (tasks at depths 0, 4, 8, ...); the jobs queued by grids are
+    // disjoint (more than min_points each), and so are the larger-than-a-tile jobs the drain's
+    // blocks queue at one depth
+    const std::uint64_t tasks = std::uint64_t{(depth + 3) / 4 + 1} * (n / wide_points) + 1;
     const std::uint64_t jobs = n / (std::uint64_t{min_points} + 1) + 1 + std::uint64_t{depth + 1} * (n / radix_tile + 1);
     if (jobs > 0xffffffffull || tasks > 0xffffffffull)
       throw input_error("quadtree radix: " + std::to_string(n) + " points with min_points " + std::to_string(min_points) +

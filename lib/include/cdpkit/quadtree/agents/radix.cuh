@@ -24,8 +24,9 @@
 // A refused launch (depth cap, pending budget) or a full task pool makes the node a job of the
 // drain: a block then runs every pass of its subtree. Nothing is lost.
 //
-// The drain's blocks read points that blocks on other SMs moved during the same grid: past L1
-// (__ldcg), after the queue's flag and fence.
+// Every pass reads its points past L1 (__ldcg): the drain's blocks read points that blocks on
+// other SMs moved during the same grid (after the queue's flag and fence), and a grid's pass reads
+// a buffer that the SM may have cached from an earlier pass over the same range.
 //
 // Unlike the other recursions, a node's points may lie in either buffer (a pass that finds every
 // point in one bucket moves nothing): each task and job carries its buffer, and every leaf its
@@ -249,11 +250,30 @@ __device__ bool launch_radix(const launch_context& ctx, const radix_args& r, con
                                         stream_kind::fire_and_forget, radix_count_body{r, t}, 0u, c.end - c.begin));
 }
 
-/// A next node found by a grid's pass: a count grid of its own when wide, else a job.
-__device__ void place_next_from_grid(const launch_context& ctx, const radix_args& r, const quad_node& c,
-                                     unsigned int which) {
-  if (c.end - c.begin > wide_points && launch_radix(ctx, r, c, which)) return;
-  radix_enqueue(ctx, r, c, which);
+/// The k levels below node v after a grid's pass (place_digit), by the grid's last block: next
+/// nodes of a block's size or less become jobs at once; the wide ones are gathered, then launched
+/// a count grid each in rounds of a node per thread, the lanes of a warp requesting from one
+/// convergent point (a refused one becomes a job). Every thread of the block calls it.
+__device__ void place_levels_from_grid(const launch_context& ctx, const radix_args& r, const quad_node& v,
+                                       unsigned int parity, unsigned int k, const unsigned int* start) {
+  __shared__ quad_node wide[radix_buckets];
+  __shared__ unsigned int wide_count;
+  if (threadIdx.x == 0) wide_count = 0;
+  __syncthreads();
+  place_digit(r.a, v, parity, k, start, [&](const quad_node& c) {
+    if (c.end - c.begin > wide_points) wide[atomicAdd(&wide_count, 1u)] = c;
+    else radix_enqueue(ctx, r, c, parity);
+  });
+  __syncthreads();
+  const unsigned int count = wide_count;
+  for (unsigned int first = 0; first < count; first += blockDim.x) {
+    const unsigned int m = first + threadIdx.x;
+    const bool mine = m < count;
+    bool launched = false;
+    __syncwarp();
+    if (mine) launched = launch_radix(ctx, r, wide[m], parity);
+    if (mine && !launched) radix_enqueue(ctx, r, wide[m], parity);
+  }
 }
 
 // ---- the grids' passes -------------------------------------------------------------------------
@@ -280,7 +300,7 @@ __device__ void radix_count_block(const launch_context& ctx, const radix_args& r
 #pragma unroll
   for (unsigned int u = 0; u < wide_items; ++u) {
     const std::uint32_t i = lo + u * radix_threads + threadIdx.x;
-    code[u] = i < hi ? codes[i] : 0;
+    code[u] = i < hi ? __ldcg(&codes[i]) : 0;
   }
 #pragma unroll
   for (unsigned int u = 0; u < wide_items; ++u) {
@@ -303,7 +323,7 @@ __device__ void radix_count_block(const launch_context& ctx, const radix_args& r
   }
   __syncthreads();
   if (one_bucket) {  // nothing moves: the levels below v hold all of its points, in place
-    place_digit(r.a, v, which, k, start, [&](const quad_node& c) { place_next_from_grid(ctx, r, c, which); });
+    place_levels_from_grid(ctx, r, v, which, k, start);
     return;
   }
   if (threadIdx.x == 0) {
@@ -334,8 +354,8 @@ __device__ void radix_scatter_block(const launch_context& ctx, const radix_args&
 #pragma unroll
   for (unsigned int u = 0; u < wide_items; ++u) {
     const std::uint32_t i = lo + u * radix_threads + threadIdx.x;
-    code[u] = i < hi ? r.a.codes[which][i] : 0;
-    id[u] = i < hi ? r.a.ids[which][i] : 0;
+    code[u] = i < hi ? __ldcg(&r.a.codes[which][i]) : 0;
+    id[u] = i < hi ? __ldcg(&r.a.ids[which][i]) : 0;
   }
 #pragma unroll
   for (unsigned int u = 0; u < wide_items; ++u) {
@@ -358,7 +378,7 @@ __device__ void radix_scatter_block(const launch_context& ctx, const radix_args&
   if (threadIdx.x < nb) start[threadIdx.x] = __ldcg(&t->start[threadIdx.x]);
   if (threadIdx.x == 0) start[nb] = v.end - v.begin;
   __syncthreads();
-  place_digit(r.a, v, to, k, start, [&](const quad_node& c) { place_next_from_grid(ctx, r, c, to); });
+  place_levels_from_grid(ctx, r, v, to, k, start);
 }
 
 __device__ void radix_count_body::operator()(const launch_context& self) const { radix_count_block(self, r, t); }
