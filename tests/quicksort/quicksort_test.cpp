@@ -168,6 +168,31 @@ TEST_CASE("quicksort sorts in caller-provided scratch and refuses scratch that i
   }
 }
 
+TEST_CASE("radix sorts a block's range whose keys share the bits below its digit, with their values" *
+          CDPKIT_GPU_CASE) {
+  // ranges of 2 tiles to above radix_block_keys, sorted by the drain's blocks: keys that agree on
+  // all but their lowest bits (a count finds one bucket and goes on below the highest bit that
+  // differs), runs of equal keys (the lowest digit's buckets, copied home with their values)
+  using cdpkit::harness::sort_distribution;
+  for (const sort_distribution dist :
+       {sort_distribution::shared_prefix, sort_distribution::one_different, sort_distribution::staircase}) {
+    for (const std::uint64_t n : {5000ull, 30000ull, 200000ull}) {
+      CAPTURE(std::string(cdpkit::harness::to_string(dist)));
+      CAPTURE(n);
+      const auto keys = make_sort_input<std::uint64_t>(dist, n, 41);
+      const auto want = host_sorted(keys, cdpkit::less<std::uint64_t>{});
+      quicksort_options o;
+      o.variant = quicksort_variant::radix;
+      device_array<std::uint64_t> d(keys);
+      device_array<std::uint32_t> dv(indices(n));
+      cdpkit::quicksort_by_key(d.get(), dv.get(), n, cdpkit::less<std::uint64_t>{}, o);
+      const auto got = d.to_host();
+      CHECK(differences(got, want) == "same");
+      CHECK(pairs_kept(keys, got, dv.to_host()) == "kept");
+    }
+  }
+}
+
 TEST_CASE("more than quicksort_max_keys keys are refused before any memory is touched" *
           CDPKIT_GPU_CASE) {
   // null pointers: a call that read or wrote them would fault

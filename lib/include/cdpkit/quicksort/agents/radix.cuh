@@ -25,7 +25,7 @@
 //      (radix_block_sorter: no sample), down to tiles sorted in shared memory.
 //
 // A refused launch (budget, depth, error) or a full task pool or arena loses nothing: the range
-// becomes a job of the drain grid, sorted by one block (block_sorter): slower, never wrong.
+// becomes a job of the drain grid, sorted by one block (radix_block_sorter): slower, never wrong.
 // The count and scatter grids the device launches have blocks of child_pass_threads, as fast's do
 // (tuning.hpp says why).
 
@@ -107,6 +107,7 @@ struct radix_block_sorter {
     entry stack[block_stack_entries];
     int top;
     bool one_bucket;  ///< the last count found every key in one bucket
+    radix_bits_t<T> differ;  ///< the last count's OR of each key's bits XOR the first key's
   };
 
   /// start[b] = exclusive sum of count[0..b), start[nb] = the total, and whether one bucket holds
@@ -179,17 +180,28 @@ struct radix_block_sorter {
       const std::uint32_t nb = 1u << d;
       const digit_classifier<T, Compare> digit{shift, nb - 1};
       for (unsigned int b = threadIdx.x; b < nb; b += block_threads) s.count[b] = 0;
+      if (threadIdx.x == 0) s.differ = 0;
       __syncthreads();
       const T* src = buf.keys[r.which] + r.begin;
-      pass::count(probe_ctx, digit, src, 0, r.size, s.count, comp);
+      using bits_t = radix_bits_t<T>;
+      const bits_t first = order::to_bits(src[0]);
+      bits_t differ = 0;
+      pass::count(probe_ctx, digit, src, 0, r.size, s.count, comp,
+                  [&](const T& x) { differ |= order::to_bits(x) ^ first; });
+      differ = warp_or(differ);
+      if (cdpkit::detail::lane_id() == 0 && differ != 0) atomic_or_bits(&s.differ, differ);
       __syncthreads();
       if (threadIdx.x < 32) scan_counts(s, nb);
       __syncthreads();
-      if (s.one_bucket) {  // the digit is shared too: nothing moves, the range goes on below it
-        if (shift == 0) {  // every bit agrees: equal keys
+      if (s.one_bucket) {  // the digit is shared too: nothing moves
+        const bits_t all = s.differ;
+        if (all == 0) {  // every bit agrees: equal keys
           if (r.which == 1) block_copy_to_result(buf, 1, r.begin, r.size);
-        } else if (threadIdx.x == 0) {
-          s.stack[s.top++] = {r.begin, r.size, r.which, static_cast<std::uint8_t>(shift)};
+        } else if (threadIdx.x == 0) {  // the range goes on below the highest bit that differs
+          unsigned int high = 0;
+          if constexpr (sizeof(bits_t) == 8) high = 63u - __clzll(static_cast<long long>(all));
+          else high = 31u - __clz(static_cast<int>(all));
+          s.stack[s.top++] = {r.begin, r.size, r.which, static_cast<std::uint8_t>(high + 1)};
         }
         __syncthreads();
         continue;
