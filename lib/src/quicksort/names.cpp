@@ -122,9 +122,10 @@ scratch_layout make_scratch_layout(quicksort_variant variant, std::uint64_t n,
       l.values = take(n * value_bytes);
       l.counters = take(sizeof(scratch_counters));
       // a digit (8 bits) per level: a range is a task at most once per digit of its keys, and
-      // the tasks of one level (each above a medium range) are disjoint
+      // the tasks of one level (each above radix_block_keys but the root) are disjoint; a full
+      // pool makes a range a job of the drain, never an error
       const std::uint64_t digits = key_bytes;
-      l.task_capacity = static_cast<std::uint32_t>(digits * (n / medium_keys) + 64);
+      l.task_capacity = static_cast<std::uint32_t>(digits * (n / radix_block_keys) + 64);
       l.task_bytes = task_bytes(variant, key_bytes);
       l.tasks = take(std::size_t{l.task_capacity} * l.task_bytes);
       // per-block bucket offsets: a level's grids cover its keys once, plus each task's
