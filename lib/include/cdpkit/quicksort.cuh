@@ -21,6 +21,7 @@
 //   thrust_*     thrust::sort on the stream (its temporary storage from the scratch when given)
 
 #include <cdpkit/detail/device_buffer.hpp>
+#include <cdpkit/detail/resident_blocks.cuh>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/nvtx.hpp>
@@ -81,18 +82,6 @@ __global__ void __launch_bounds__(block_threads, fast_agent<T, V, Compare>::pass
   const std::uint32_t t = task_of_block(first_block, tasks, blockIdx.x);
   fast_agent<T, V, Compare>::template scatter_block<false>(ctx, a, a.tasks + t,
                                                           blockIdx.x - first_block[t]);
-}
-
-/// Blocks of `kernel` (block_threads each, static shared memory only) resident at once on the
-/// current device: a grid that loops over a queue needs no more.
-template <class Kernel>
-unsigned int resident_grid(Kernel kernel) {
-  int device = 0, sms = 0, per_sm = 0;
-  CDPKIT_CUDA_TRY(cudaGetDevice(&device));
-  CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CDPKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                                static_cast<int>(block_threads), 0));
-  return static_cast<unsigned int>(std::max(1, sms) * std::max(1, per_sm));
 }
 
 // ---- the Thrust yardsticks ----------------------------------------------------------------------
@@ -318,7 +307,7 @@ void run_grid_recursion(const partition_args<T, V, Compare, Task>& a, std::uint6
   bounded_child_entry_kernel<count><<<partition_grid(n), block_threads, 0, stream>>>(root, count{a, a.tasks});
   CDPKIT_CUDA_TRY(cudaGetLastError());
   const auto drain = drain_kernel<Agent, partition_args<T, V, Compare, Task>>;
-  drain<<<resident_grid(drain), block_threads, 0, stream>>>(root, a);
+  drain<<<cdpkit::detail::resident_blocks(drain, block_threads), block_threads, 0, stream>>>(root, a);
 }
 
 template <class T, class V, class Compare>

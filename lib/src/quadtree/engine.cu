@@ -4,6 +4,7 @@
 // recursions' root grid) and the assembly of the result. The device code is
 // cdpkit/quadtree/agents/ and cdpkit/quadtree/kernels.cuh.
 
+#include <cdpkit/detail/resident_blocks.cuh>
 #include <cdpkit/error.hpp>
 #include <cdpkit/launch.cuh>
 #include <cdpkit/memory.hpp>
@@ -54,16 +55,6 @@ using quadtree_device::wide_task_for;
 using quadtree_device::wide_threads;
 
 unsigned int blocks_for(std::uint64_t n, unsigned int threads) { return static_cast<unsigned int>((n + threads - 1) / threads); }
-
-/// Blocks of `kernel` (blocks of `threads` threads) the current device holds at once.
-template <class Kernel>
-unsigned int resident_blocks(Kernel kernel, unsigned int threads) {
-  int device = 0, sms = 0, per_sm = 0;
-  CDPKIT_CUDA_TRY(cudaGetDevice(&device));
-  CDPKIT_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CDPKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), 0));
-  return static_cast<unsigned int>(std::max(1, sms) * std::max(1, per_sm));
-}
 
 }  // namespace
 
@@ -260,7 +251,7 @@ quadtree_stats quadtree_engine::run(const quadtree_options& options, launch_runt
       radix_root_kernel<<<root_task.grid, radix_threads, 0, stream>>>(runtime.root_context(), radix_count_body{r, r.tasks});
       CDPKIT_CUDA_TRY(cudaGetLastError());
     }
-    radix_drain_kernel<<<resident_blocks(radix_drain_kernel, radix_threads), radix_threads, 0, stream>>>(
+    radix_drain_kernel<<<detail::resident_blocks(radix_drain_kernel, radix_threads), radix_threads, 0, stream>>>(
         runtime.root_context(), r);
     CDPKIT_CUDA_TRY(cudaGetLastError());
   } else if (options.variant == quadtree_variant::device_driver) {
