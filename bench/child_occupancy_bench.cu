@@ -17,8 +17,9 @@
 //   2. quicksort fast's scatter grid (u32 keys, one range of 2^log2 keys, the real kernel) with
 //      256-thread blocks (what fast launched before its device-launched grids got larger blocks)
 //      and child_pass_threads (what it launches now), launched by the host and by the device
-//      (launch_step, tail launch, and launch_step with the largest carveout); checked as a permutation (sum, xor and a mixed-hash sum of
-//      the output equal the input's) whose every key lies in its bucket (from the task record).
+//      (launch_step, tail launch, and launch_step with the largest carveout); checked as a
+//      permutation (sum, xor and a mixed-hash sum of the output equal the input's) whose every
+//      key lies in its bucket (from the task record).
 //
 //   child_occupancy_bench --json child_occupancy.json
 //   child_occupancy_bench --log2 24 --reps 3
