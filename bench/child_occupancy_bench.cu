@@ -13,7 +13,8 @@
 //      fire-and-forget grid at the parent's depth); each also with the largest shared-memory
 //      carveout asked of the kernels (cudaFuncAttributePreferredSharedMemoryCarveout), and from
 //      a parent that holds as much shared memory as a child block. Checked against the same
-//      hash on the host.
+//      hash on the host. The same pass with 6 KiB and 20 KiB of dynamic shared memory instead,
+//      host- and device-launched.
 //   2. quicksort fast's scatter grid (u32 keys, one range of 2^log2 keys, the real kernel) with
 //      256-thread blocks (what fast launched before its device-launched grids got larger blocks)
 //      and child_pass_threads (what it launches now), launched by the host and by the device
@@ -120,6 +121,29 @@ struct stream_body {
   }
 };
 
+/// stream_body's shared-memory pass with `bytes` of dynamic shared memory instead (the launch
+/// gives them): does the device treat a grid's dynamic shared memory as it does static?
+template <unsigned int Threads>
+struct stream_dynamic_body {
+  static constexpr unsigned int max_block_threads = Threads;
+  static constexpr unsigned int min_blocks_per_sm = 1;
+  const std::uint32_t* in;
+  std::uint32_t* out;
+  unsigned int bytes;  ///< the dynamic shared memory of a block: a multiple of 4 * Threads
+  __device__ void operator()(const launch_context&) const {
+    extern __shared__ std::uint32_t dynamic_slot[];
+    const std::uint64_t lo = std::uint64_t{blockIdx.x} * keys_per_block;
+    const unsigned int rounds = bytes / 4 / Threads;
+    volatile std::uint32_t* mine = dynamic_slot + threadIdx.x;
+    unsigned int r = 0;
+    for (std::uint32_t i = threadIdx.x; i < keys_per_block; i += Threads) {
+      mine[r * Threads] = in[lo + i];
+      out[lo + i] = hash32(mine[r * Threads]);
+      r = r + 1 == rounds ? 0 : r + 1;
+    }
+  }
+};
+
 /// Launches the one-thread parents could not make (never expected: the depth cap does not
 /// count a step or a continuation, and one launch is far below the budget).
 __device__ unsigned int refused_launches;
@@ -131,6 +155,16 @@ __global__ void one_thread_parent(launch_context ctx, Body body, unsigned int gr
       tail ? cdpkit::launch_continuation(ctx, site_tail, dim3(grid),
                                          dim3(Body::max_block_threads), body)
            : cdpkit::launch_step(ctx, site_step, dim3(grid), dim3(Body::max_block_threads), body);
+  if (!r) atomicAdd(&refused_launches, 1u);
+}
+
+/// A one-thread parent: launch `body` as a step grid of `grid` blocks with `shared_bytes` of
+/// dynamic shared memory per block.
+template <class Body>
+__global__ void one_thread_parent_dynamic(launch_context ctx, Body body, unsigned int grid,
+                                          unsigned int shared_bytes) {
+  const cdpkit::launch_result r = cdpkit::launch_step(
+      ctx, site_step, dim3(grid), dim3(Body::max_block_threads), body, 0u, shared_bytes);
   if (!r) atomicAdd(&refused_launches, 1u);
 }
 
@@ -195,6 +229,7 @@ struct result {
   unsigned int threads, shared_bytes;
   cdpkit::harness::measurement m;
   occupancy occ;
+  bool dynamic_shared = false;  ///< shared_bytes given at launch, not declared by the kernel
 };
 
 }  // namespace
@@ -321,6 +356,32 @@ int main(int argc, char** argv) {
     stream_case(stream_body<512, 20480>{});
     stream_case(stream_body<1024, 20480>{});
 
+    // the same pass with dynamic shared memory (256-thread blocks), host- and device-launched
+    for (const unsigned int bytes : {6144u, 20480u}) {
+      using B = stream_dynamic_body<256>;
+      using P = probed<B>;
+      const P body{B{in.data(), out.data(), bytes}, times.data()};
+      const std::string input = "stream:threads=256:dynamic_shared=" + std::to_string(bytes);
+      for (const bool device : {false, true}) {
+        auto [m, occ] = run(
+            [&] {
+              CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n));
+              CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
+            },
+            [&] {
+              if (device) one_thread_parent_dynamic<P><<<1, 1>>>(root, body, grid, bytes);
+              else cdpkit::bounded_child_entry_kernel<P><<<grid, 256, bytes>>>(root, body);
+            });
+        CDPKIT_CUDA_TRY(cudaMemcpy(h_out.data(), out.data(), 4 * n, cudaMemcpyDeviceToHost));
+        std::uint64_t bad = 0;
+        for (std::uint64_t i = 0; i < n; ++i) bad += h_out[i] != hash32(h_in[i]);
+        m.checked = true;
+        m.mismatches = bad;
+        results.push_back(
+            {input, device ? "device_launch_step" : "host_launch", 256u, bytes, m, occ, true});
+      }
+    }
+
     // 2. quicksort fast's scatter grid, u32 keys, one range of n keys
     {
       using T = std::uint32_t;
@@ -445,7 +506,8 @@ int main(int argc, char** argv) {
       row.variant = r.variant;
       row.baseline = "host_launch";
       row.params = {{"block_threads", r.threads},
-                    {"static_shared_bytes", r.shared_bytes},
+                    {r.dynamic_shared ? "dynamic_shared_bytes" : "static_shared_bytes",
+                     r.shared_bytes},
                     {"blocks", grid}};
       row.n = n;
       row.work = n;

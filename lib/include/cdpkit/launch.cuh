@@ -542,12 +542,14 @@ __device__ launch_result launch_continuation(const launch_context& self, std::ui
 /// depth: for a multi-pass step of one recursion level (e.g. quicksort's scatter pass after its
 /// count pass), launched by the caller once everything it depends on is done (typically from the
 /// calling grid's last block, found with an atomic counter after a __threadfence()). The depth
-/// cap counts recursion levels, not the passes of a level. Same contract as launch_child.
+/// cap counts recursion levels, not the passes of a level. Same contract as launch_child;
+/// `shared_bytes` is the step's dynamic shared memory per block.
 template <class Body>
 __device__ launch_result launch_step(const launch_context& self, std::uint16_t site, dim3 grid,
-                                     dim3 block, const Body& body, std::uint32_t work = 0) {
-  return detail::launch_impl(self, site, grid, block, stream_kind::fire_and_forget, body, 0u, work,
-                             0);
+                                     dim3 block, const Body& body, std::uint32_t work = 0,
+                                     unsigned int shared_bytes = 0) {
+  return detail::launch_impl(self, site, grid, block, stream_kind::fire_and_forget, body,
+                             shared_bytes, work, 0);
 }
 
 /// True, in every thread of the calling block, when the block is the last of its grid's `grid`
