@@ -91,6 +91,22 @@ __host__ __device__ inline std::uint32_t hash32(std::uint32_t v) {
   return v;
 }
 
+/// The block's keys [lo, lo + keys_per_block) hashed from `in` to `out` through shared memory:
+/// each thread round-robins over its own `rounds` slots of `slot` (no two threads share one);
+/// volatile, so the slots are really allocated and used.
+template <unsigned int Threads>
+__device__ __forceinline__ void pass_through_slots(const std::uint32_t* in, std::uint32_t* out,
+                                                   std::uint64_t lo, std::uint32_t* slot,
+                                                   unsigned int rounds) {
+  volatile std::uint32_t* mine = slot + threadIdx.x;
+  unsigned int r = 0;
+  for (std::uint32_t i = threadIdx.x; i < keys_per_block; i += Threads) {
+    mine[r * Threads] = in[lo + i];
+    out[lo + i] = hash32(mine[r * Threads]);
+    r = r + 1 == rounds ? 0 : r + 1;
+  }
+}
+
 /// A streaming pass over keys_per_block keys per block with `Bytes` of static shared memory
 /// (every thread stores into it and reads it back, so it is not optimized away).
 template <unsigned int Threads, unsigned int Bytes>
@@ -105,18 +121,9 @@ struct stream_body {
       for (std::uint32_t i = threadIdx.x; i < keys_per_block; i += Threads)
         out[lo + i] = hash32(in[lo + i]);
     } else {
-      // each thread round-robins over its own slots (no two threads share one); volatile, so
-      // the array is really allocated and used
       static_assert(Bytes / 4 >= Threads, "at least one slot per thread");
-      constexpr unsigned int rounds = Bytes / 4 / Threads;
       __shared__ std::uint32_t slot[Bytes / 4];
-      volatile std::uint32_t* mine = slot + threadIdx.x;
-      unsigned int r = 0;
-      for (std::uint32_t i = threadIdx.x; i < keys_per_block; i += Threads) {
-        mine[r * Threads] = in[lo + i];
-        out[lo + i] = hash32(mine[r * Threads]);
-        r = r + 1 == rounds ? 0 : r + 1;
-      }
+      pass_through_slots<Threads>(in, out, lo, slot, Bytes / 4 / Threads);
     }
   }
 };
@@ -132,15 +139,8 @@ struct stream_dynamic_body {
   unsigned int bytes;  ///< the dynamic shared memory of a block: a multiple of 4 * Threads
   __device__ void operator()(const launch_context&) const {
     extern __shared__ std::uint32_t dynamic_slot[];
-    const std::uint64_t lo = std::uint64_t{blockIdx.x} * keys_per_block;
-    const unsigned int rounds = bytes / 4 / Threads;
-    volatile std::uint32_t* mine = dynamic_slot + threadIdx.x;
-    unsigned int r = 0;
-    for (std::uint32_t i = threadIdx.x; i < keys_per_block; i += Threads) {
-      mine[r * Threads] = in[lo + i];
-      out[lo + i] = hash32(mine[r * Threads]);
-      r = r + 1 == rounds ? 0 : r + 1;
-    }
+    pass_through_slots<Threads>(in, out, std::uint64_t{blockIdx.x} * keys_per_block, dynamic_slot,
+                                bytes / 4 / Threads);
   }
 };
 
@@ -301,7 +301,18 @@ int main(int argc, char** argv) {
       return std::make_pair(m, occupancy_of(h_times));
     };
 
-    // 1. streaming bodies
+    // 1. streaming bodies: every key's hash in `out` (mismatches counted), and the output and
+    // the block records cleared before each run
+    const auto stream_check = [&] {
+      CDPKIT_CUDA_TRY(cudaMemcpy(h_out.data(), out.data(), 4 * n, cudaMemcpyDeviceToHost));
+      std::uint64_t bad = 0;
+      for (std::uint64_t i = 0; i < n; ++i) bad += h_out[i] != hash32(h_in[i]);
+      return bad;
+    };
+    const auto stream_clear = [&] {
+      CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n));
+      CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
+    };
     const auto stream_case = [&](auto body_tag) {
       using B = decltype(body_tag);
       using P = probed<B>;
@@ -310,16 +321,6 @@ int main(int argc, char** argv) {
       CDPKIT_CUDA_TRY(cudaFuncGetAttributes(&fa, cdpkit::bounded_child_entry_kernel<P>));
       const std::string input = "stream:threads=" + std::to_string(B::max_block_threads) +
                                 ":shared=" + std::to_string(fa.sharedSizeBytes);
-      const auto check = [&] {
-        CDPKIT_CUDA_TRY(cudaMemcpy(h_out.data(), out.data(), 4 * n, cudaMemcpyDeviceToHost));
-        std::uint64_t bad = 0;
-        for (std::uint64_t i = 0; i < n; ++i) bad += h_out[i] != hash32(h_in[i]);
-        return bad;
-      };
-      const auto clear = [&] {
-        CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n));
-        CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
-      };
       // host_launch / device_launch_step: the kernels as they are. The others try what the
       // shared-memory split of the SMs does to a device-launched grid: *_carveout_max ask for
       // the largest shared-memory carveout on the child kernel and the parent (restored after),
@@ -333,13 +334,13 @@ int main(int argc, char** argv) {
         const bool max_carveout = h == how::host_carveout_max || h == how::device_carveout_max;
         if (max_carveout) set_carveout<P>(cudaSharedmemCarveoutMaxShared);
         const std::size_t parent_shared = h == how::device_parent_shared ? fa.sharedSizeBytes : 0;
-        auto [m, occ] = run(clear, [&] {
+        auto [m, occ] = run(stream_clear, [&] {
           if (device) one_thread_parent<P><<<1, 1, parent_shared>>>(root, body, grid, false);
           else cdpkit::bounded_child_entry_kernel<P><<<grid, B::max_block_threads>>>(root, body);
         });
         if (max_carveout) set_carveout<P>(cudaSharedmemCarveoutDefault);
         m.checked = true;
-        m.mismatches = check();
+        m.mismatches = stream_check();
         const char* variant = h == how::host                  ? "host_launch"
                               : h == how::device              ? "device_launch_step"
                               : h == how::host_carveout_max   ? "host_launch_carveout_max"
@@ -363,20 +364,12 @@ int main(int argc, char** argv) {
       const P body{B{in.data(), out.data(), bytes}, times.data()};
       const std::string input = "stream:threads=256:dynamic_shared=" + std::to_string(bytes);
       for (const bool device : {false, true}) {
-        auto [m, occ] = run(
-            [&] {
-              CDPKIT_CUDA_TRY(cudaMemset(out.data(), 0, 4 * n));
-              CDPKIT_CUDA_TRY(cudaMemset(times.data(), 0, sizeof(block_time) * grid));
-            },
-            [&] {
-              if (device) one_thread_parent_dynamic<P><<<1, 1>>>(root, body, grid, bytes);
-              else cdpkit::bounded_child_entry_kernel<P><<<grid, 256, bytes>>>(root, body);
-            });
-        CDPKIT_CUDA_TRY(cudaMemcpy(h_out.data(), out.data(), 4 * n, cudaMemcpyDeviceToHost));
-        std::uint64_t bad = 0;
-        for (std::uint64_t i = 0; i < n; ++i) bad += h_out[i] != hash32(h_in[i]);
+        auto [m, occ] = run(stream_clear, [&] {
+          if (device) one_thread_parent_dynamic<P><<<1, 1>>>(root, body, grid, bytes);
+          else cdpkit::bounded_child_entry_kernel<P><<<grid, 256, bytes>>>(root, body);
+        });
         m.checked = true;
-        m.mismatches = bad;
+        m.mismatches = stream_check();
         results.push_back(
             {input, device ? "device_launch_step" : "host_launch", 256u, bytes, m, occ, true});
       }
