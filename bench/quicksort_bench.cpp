@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0, 31));
   app.add_option("--variant", variant_names,
-                 "comma-separated: all, simple, two_stream, fast, host_driven, thrust_radix, "
+                 "comma-separated: all, simple, two_stream, fast, host_driven, radix, thrust_radix, "
                  "thrust_merge")
       ->delimiter(',')
       ->capture_default_str();

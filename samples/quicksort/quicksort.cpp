@@ -66,11 +66,12 @@ int main(int argc, char** argv) {
   app.add_option("--dist", dist_names,
                  "comma-separated key distributions, or all: uniform, sorted, reverse, "
                  "all_equal, two_values, sixteen_values, organ_pipe, sawtooth, staircase, zipf, "
-                 "gaussian, pivot_copies, median3_killer")
+                 "gaussian, pivot_copies, median3_killer, shared_prefix, powers_of_two, one_different, "
+                 "alternating_extremes")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--variant", variant_names,
-                 "comma-separated: all, simple, two_stream, fast, host_driven, thrust_radix, "
+                 "comma-separated: all, simple, two_stream, fast, host_driven, radix, thrust_radix, "
                  "thrust_merge (all leaves simple out above 2^21 keys; name it to run it)")
       ->delimiter(',')
       ->capture_default_str();
