@@ -9,40 +9,23 @@ must show block_aggregated's threshold as "T=never auto".
 
 Usage: check_results_best_cdp.py <source_dir> <scratch_dir>
 """
-import json
 import os
-import shutil
-import subprocess
 import sys
+
+from results_scratch import bench_document, bench_row, render
 
 
 def row(variant, ms, launches, threshold=None):
-    params = {} if threshold is None else {"threshold": threshold, "threshold_auto": True}
-    return {"family": "bezier", "input": "random:2^20", "variant": variant,
-            "baseline": "flat_balanced", "ms_median": ms, "ms_min": ms, "reps": 5, "throughput": 1.0,
-            "throughput_unit": "Gpoints/s", "verified": True, "params": params,
-            "trace": {"child_launches": launches}}
+    params = None if threshold is None else {"threshold": threshold, "threshold_auto": True}
+    return bench_row("bezier", "random:2^20", variant, "flat_balanced", ms, launches, "Gpoints/s", params)
 
 
 def main():
     src, scratch = sys.argv[1], os.path.join(sys.argv[2], "results_best_cdp")
-    shutil.rmtree(scratch, ignore_errors=True)
-    os.makedirs(os.path.join(scratch, "docs", "results", "data"))
-    doc = {"schema": "cdpkit-bench/1", "commit": "0000000", "created": "2026-01-01T00:00:00Z",
-           "device": {"name": "made-up GPU"},
-           "rows": [row("flat_balanced", 1.0, 0), row("block_aggregated", 0.5, 0, 2**32 - 1),
-                    row("warp_aggregated", 0.8, 3, 4095)]}
-    with open(os.path.join(scratch, "docs", "results", "data", "bezier_bench.json"), "w") as f:
-        json.dump(doc, f)
-    page = os.path.join(scratch, "docs", "page.md")
-    with open(page, "w") as f:
-        f.write("# page\n\n<!-- results:families -->\n<!-- /results:families -->\n\n"
-                "<!-- results:bezier -->\n<!-- /results:bezier -->\n")
-    run = subprocess.run([sys.executable, os.path.join(src, "scripts", "results"), "--root", scratch],
-                         capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"check_results_best_cdp: scripts/results failed ({run.returncode}): {run.stderr}")
-    text = open(page).read()
+    doc = bench_document([row("flat_balanced", 1.0, 0), row("block_aggregated", 0.5, 0, 2**32 - 1),
+                          row("warp_aggregated", 0.8, 3, 4095)], "0000000", "made-up GPU",
+                         "2026-01-01T00:00:00Z")
+    text = render(src, scratch, "check_results_best_cdp", {"bezier_bench.json": doc}, ["families", "bezier"])
     bezier = next((l for l in text.splitlines() if l.startswith("| [Bézier")), None)
     if bezier is None:
         sys.exit("check_results_best_cdp: no Bézier line in the summary:\n" + text)
