@@ -148,23 +148,16 @@ struct stream_dynamic_body {
 /// count a step or a continuation, and one launch is far below the budget).
 __device__ unsigned int refused_launches;
 
-/// A one-thread parent: launch `body` as a grid of `grid` blocks through the layer.
+/// A one-thread parent: launch `body` as a grid of `grid` blocks through the layer, a tail
+/// launch or a step; a step's blocks get `shared_bytes` of dynamic shared memory.
 template <class Body>
-__global__ void one_thread_parent(launch_context ctx, Body body, unsigned int grid, bool tail) {
+__global__ void one_thread_parent(launch_context ctx, Body body, unsigned int grid, bool tail,
+                                  unsigned int shared_bytes) {
   const cdpkit::launch_result r =
       tail ? cdpkit::launch_continuation(ctx, site_tail, dim3(grid),
                                          dim3(Body::max_block_threads), body)
-           : cdpkit::launch_step(ctx, site_step, dim3(grid), dim3(Body::max_block_threads), body);
-  if (!r) atomicAdd(&refused_launches, 1u);
-}
-
-/// A one-thread parent: launch `body` as a step grid of `grid` blocks with `shared_bytes` of
-/// dynamic shared memory per block.
-template <class Body>
-__global__ void one_thread_parent_dynamic(launch_context ctx, Body body, unsigned int grid,
-                                          unsigned int shared_bytes) {
-  const cdpkit::launch_result r = cdpkit::launch_step(
-      ctx, site_step, dim3(grid), dim3(Body::max_block_threads), body, 0u, shared_bytes);
+           : cdpkit::launch_step(ctx, site_step, dim3(grid), dim3(Body::max_block_threads), body, 0u,
+                                 shared_bytes);
   if (!r) atomicAdd(&refused_launches, 1u);
 }
 
@@ -335,7 +328,7 @@ int main(int argc, char** argv) {
         if (max_carveout) set_carveout<P>(cudaSharedmemCarveoutMaxShared);
         const std::size_t parent_shared = h == how::device_parent_shared ? fa.sharedSizeBytes : 0;
         auto [m, occ] = run(stream_clear, [&] {
-          if (device) one_thread_parent<P><<<1, 1, parent_shared>>>(root, body, grid, false);
+          if (device) one_thread_parent<P><<<1, 1, parent_shared>>>(root, body, grid, false, 0u);
           else cdpkit::bounded_child_entry_kernel<P><<<grid, B::max_block_threads>>>(root, body);
         });
         if (max_carveout) set_carveout<P>(cudaSharedmemCarveoutDefault);
@@ -365,7 +358,7 @@ int main(int argc, char** argv) {
       const std::string input = "stream:threads=256:dynamic_shared=" + std::to_string(bytes);
       for (const bool device : {false, true}) {
         auto [m, occ] = run(stream_clear, [&] {
-          if (device) one_thread_parent_dynamic<P><<<1, 1>>>(root, body, grid, bytes);
+          if (device) one_thread_parent<P><<<1, 1>>>(root, body, grid, false, bytes);
           else cdpkit::bounded_child_entry_kernel<P><<<grid, 256, bytes>>>(root, body);
         });
         m.checked = true;
@@ -463,7 +456,7 @@ int main(int argc, char** argv) {
             if (mode == 0)
               cdpkit::bounded_child_entry_kernel<P><<<pg, bt>>>(root, body);
             else
-              one_thread_parent<P><<<1, 1>>>(root, body, pg, mode == 2);
+              one_thread_parent<P><<<1, 1>>>(root, body, pg, mode == 2, 0u);
           });
           if (mode == 3) set_carveout<P>(cudaSharedmemCarveoutDefault);
           m.checked = true;
